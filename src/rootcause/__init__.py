@@ -1,0 +1,43 @@
+"""rootcause: a known-error knowledge base and diagnosis engine for the ML infrastructure stack.
+
+The Python API::
+
+    import rootcause
+    diagnosis = rootcause.diagnose("RuntimeError: ... NCCL communicator was aborted ...")
+    for finding in diagnosis.findings:
+        print(finding.id, finding.score)
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+__version__ = "0.1.0"
+
+if TYPE_CHECKING:
+    from rootcause.core.diagnosis import Diagnosis
+
+
+def diagnose(
+    text: str | None = None,
+    *,
+    paths: list[str] | None = None,
+    env: dict[str, str] | None = None,
+    canon: list[str] | None = None,
+) -> Diagnosis:
+    """Diagnose a pasted text, or log files (plain or .gz, one per rank or combined)."""
+    from rootcause.adapters.inputs import open_sources
+    from rootcause.adapters.loading import load_index
+    from rootcause.core.diagnosis import SourceInput, diagnose_sources
+    from rootcause.core.matching.scan import iter_text_chunks
+
+    index = load_index(canon or [])
+    sources: list[SourceInput] = []
+    if text is not None:
+        sources.append(SourceInput("<text>", iter_text_chunks(text)))
+    if paths:
+        sources.extend(open_sources(paths))
+    return diagnose_sources(sources, index, env)
+
+
+__all__ = ["__version__", "diagnose"]

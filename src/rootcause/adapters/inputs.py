@@ -1,0 +1,71 @@
+"""Open the inputs of a diagnosis: files (plain or .gz), folders of rank logs, or stdin."""
+
+from __future__ import annotations
+
+import gzip
+import re
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+from rootcause.core.diagnosis import SourceInput
+from rootcause.errors import NotFoundError, UsageError
+
+CHUNK = 1 << 20
+# rank3.log, rank_3.txt, 3/stderr.log (torchrun --log-dir), worker-3.log, node0-rank12.out
+_RANK_IN_NAME = re.compile(r"(?:^|[^a-z])(?:rank|worker|proc)[_\-.]?(\d+)(?:\D|$)", re.IGNORECASE)
+_RANK_DIR = re.compile(r"^\d+$")
+
+
+def rank_from_path(path: Path) -> int | None:
+    m = _RANK_IN_NAME.search(path.name)
+    if m:
+        return int(m.group(1))
+    if _RANK_DIR.match(path.parent.name) and path.name.startswith(("stderr", "stdout", "error")):
+        return int(path.parent.name)
+    return None
+
+
+def _read_chunks(path: Path) -> Iterator[bytes]:
+    opener = gzip.open if path.suffix == ".gz" else open
+    try:
+        with opener(path, "rb") as fh:
+            while chunk := fh.read(CHUNK):
+                yield chunk
+    except (OSError, EOFError) as exc:
+        raise UsageError(f"{path}: cannot read: {exc}") from None
+
+
+def _stdin_chunks() -> Iterator[bytes]:
+    stream = sys.stdin.buffer
+    while chunk := stream.read(CHUNK):
+        yield chunk
+
+
+def expand_paths(paths: list[str]) -> list[Path]:
+    """Files as given; folders become the log files below them, in a stable order."""
+    files: list[Path] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            found = sorted(
+                p for p in path.rglob("*") if p.is_file() and not p.name.startswith(".")
+            )
+            files.extend(found)
+        elif path.is_file():
+            files.append(path)
+        else:
+            raise NotFoundError(f"{raw}: no such file or directory")
+    return files
+
+
+def open_sources(paths: list[str]) -> list[SourceInput]:
+    """Every input as a lazily read source; '-' is stdin."""
+    sources: list[SourceInput] = []
+    if not paths or paths == ["-"]:
+        return [SourceInput("<stdin>", _stdin_chunks())]
+    for path in expand_paths([p for p in paths if p != "-"]):
+        sources.append(SourceInput(str(path), _read_chunks(path), rank_from_path(path)))
+    if "-" in paths:
+        sources.insert(0, SourceInput("<stdin>", _stdin_chunks()))
+    return sources

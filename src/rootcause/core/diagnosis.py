@@ -1,0 +1,281 @@
+"""From scanned inputs to ranked findings, or an honest "no known error".
+
+The ranking is explicit and total:
+1. a specific entry before a generic one;
+2. a cause before a symptom (what other ranks print because something else
+   failed), and a symptom before a wrapper (torchrun's ChildFailedError);
+3. pattern matches before lexical ones;
+4. the earliest first occurrence first (input order, then line).
+
+Identical errors repeated by many ranks become one finding with a count.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from pydantic import BaseModel, Field
+
+from rootcause.core.matching.index import CompiledIndex
+from rootcause.core.matching.scan import Hit, ScanResult, SourceScanner
+from rootcause.core.model import Entry, Role
+from rootcause.core.versions import Environment, VersionVerdict, verdict
+
+JSON_SCHEMA_VERSION = 1
+PATTERN_SCORE = 0.95
+GENERIC_SCORE = 0.40
+LEXICAL_THRESHOLD = 0.62  # calibrated in tests/test_lexical_calibration.py
+NEAREST_FLOOR = 0.25
+MAX_LINES_PER_FINDING = 5
+ROLE_ORDER = {Role.CAUSE: 0, Role.SYMPTOM: 1, Role.WRAPPER: 2}
+
+
+class LineRef(BaseModel):
+    source: str
+    line: int
+    text: str
+    rank: int | None = None
+
+
+class WorkaroundView(BaseModel):
+    action: str
+    how: str
+    success_rate: float
+    basis: str
+    condition: str | None = None
+
+
+class DeadEndView(BaseModel):
+    action: str
+    why_fails: str
+    fail_rate: float
+    basis: str
+
+
+class Finding(BaseModel):
+    id: str
+    signature: str
+    score: float = Field(ge=0, le=1)
+    confidence: str  # high / medium / low
+    matched_by: str  # pattern / lexical
+    generic: bool
+    role: str
+    count: int
+    ranks: list[int]
+    sources: list[str]
+    lines: list[LineRef]
+    params: dict[str, str]
+    param_values: dict[str, list[str]]
+    versions: VersionVerdict
+    root_cause: str
+    workarounds: list[WorkaroundView]
+    dead_ends: list[DeadEndView]
+
+
+class Candidate(BaseModel):
+    id: str
+    signature: str
+    score: float
+    line: LineRef | None = None
+
+
+class InputSummary(BaseModel):
+    name: str
+    lines: int
+    bytes: int
+    rank: int | None = None
+
+
+class Diagnosis(BaseModel):
+    schema_version: int = JSON_SCHEMA_VERSION
+    matched: bool
+    findings: list[Finding]
+    nearest: list[Candidate] = []
+    abstain_reason: str | None = None
+    environment: dict[str, str] = {}
+    inputs: list[InputSummary] = []
+    truncated_hits: int = 0
+
+
+@dataclass
+class SourceInput:
+    """One input: a name (file path or "<stdin>"), its rank if known, and its bytes."""
+
+    name: str
+    chunks: Iterable[bytes]
+    rank: int | None = None
+
+
+def _confidence_label(score: float) -> str:
+    return "high" if score >= 0.8 else "medium" if score >= 0.6 else "low"
+
+
+def _top_workarounds(entry: Entry, limit: int = 3) -> list[WorkaroundView]:
+    ranked = sorted(entry.workarounds, key=lambda w: -w.success_rate.value)[:limit]
+    return [
+        WorkaroundView(
+            action=w.action,
+            how=w.how,
+            success_rate=w.success_rate.value,
+            basis=w.success_rate.basis.value,
+            condition=w.condition,
+        )
+        for w in ranked
+    ]
+
+
+def _dead_ends(entry: Entry) -> list[DeadEndView]:
+    return [
+        DeadEndView(
+            action=d.action, why_fails=d.why_fails, fail_rate=d.fail_rate.value, basis=d.fail_rate.basis.value
+        )
+        for d in entry.dead_ends
+    ]
+
+
+@dataclass
+class _Group:
+    entry: Entry
+    matched_by: str
+    score: float
+    first: tuple[int, int]
+    hits: list[tuple[str, Hit]]
+    count: int = 0
+
+
+def _finding(group: _Group, env: Environment) -> Finding:
+    entry = group.entry
+    ranks = sorted({h.rank for _, h in group.hits if h.rank is not None})
+    param_values: dict[str, list[str]] = {}
+    for _, hit in group.hits:
+        for key, value in hit.params.items():
+            values = param_values.setdefault(key, [])
+            if value not in values and len(values) < 16:
+                values.append(value)
+    first_source, first_hit = group.hits[0]
+    return Finding(
+        id=entry.id,
+        signature=entry.signature,
+        score=round(group.score, 3),
+        confidence=_confidence_label(group.score),
+        matched_by=group.matched_by,
+        generic=entry.generic,
+        role=entry.role.value,
+        count=group.count,
+        ranks=ranks,
+        sources=sorted({s for s, _ in group.hits}),
+        lines=[
+            LineRef(source=s, line=h.line, text=h.raw, rank=h.rank)
+            for s, h in group.hits[:MAX_LINES_PER_FINDING]
+        ],
+        params=first_hit.params,
+        param_values=param_values,
+        versions=verdict(entry, env),
+        root_cause=entry.root_cause,
+        workarounds=_top_workarounds(entry),
+        dead_ends=_dead_ends(entry),
+    )
+
+
+def _rank_key(group: _Group) -> tuple[int, int, int, int, int]:
+    return (
+        int(group.entry.generic),
+        ROLE_ORDER[group.entry.role],
+        int(group.matched_by != "pattern"),
+        *group.first,
+    )
+
+
+def diagnose_sources(
+    sources: Iterable[SourceInput],
+    index: CompiledIndex,
+    env: Environment | None = None,
+    *,
+    progress: object | None = None,
+) -> Diagnosis:
+    """Scan every input and rank what was found. ``env`` overrides versions read from logs."""
+    groups: dict[str, _Group] = {}
+    lexical_lines: list[tuple[str, int, str, str, int | None]] = []
+    detected: Environment = {}
+    inputs: list[InputSummary] = []
+    truncated = 0
+    for order, source in enumerate(sources):
+        scanner = SourceScanner(index)
+        for chunk in source.chunks:
+            scanner.feed(chunk)
+            if progress is not None:
+                progress(len(chunk))  # type: ignore[operator]
+        result: ScanResult = scanner.finish()
+        truncated += result.truncated_hits
+        inputs.append(InputSummary(name=source.name, lines=result.lines, bytes=result.bytes, rank=source.rank))
+        for name, version in result.env.items():
+            detected.setdefault(name, version)
+        for hit in result.hits:
+            if hit.rank is None and source.rank is not None:
+                hit.rank = source.rank
+            entry_id = index.patterns[hit.pattern].entry_id
+            entry = index.entries[entry_id]
+            group = groups.get(entry_id)
+            if group is None:
+                score = GENERIC_SCORE if entry.generic else PATTERN_SCORE
+                group = groups[entry_id] = _Group(entry, "pattern", score, (order, hit.first_line), [])
+            group.count += 1
+            if len(group.hits) < 64:
+                group.hits.append((source.name, hit))
+        for line_no, raw, clean, rank in result.errorish:
+            lexical_lines.append((source.name, line_no, raw, clean, rank if rank is not None else source.rank))
+
+    nearest: list[Candidate] = []
+    nearest_best: dict[str, Candidate] = {}
+    for source_name, line_no, raw, clean, rank in lexical_lines:
+        for entry_id, sim in index.lexical.search(clean, limit=3):
+            if entry_id in groups and groups[entry_id].matched_by == "pattern":
+                continue
+            entry = index.entries[entry_id]
+            if sim >= LEXICAL_THRESHOLD and not entry.generic:
+                hit = Hit(-1, line_no, line_no, raw[:2000], clean[:2000], {}, rank)
+                group = groups.get(entry_id)
+                if group is None:
+                    order = next(i for i, s in enumerate(inputs) if s.name == source_name)
+                    group = groups[entry_id] = _Group(entry, "lexical", sim, (order, line_no), [])
+                group.score = max(group.score, sim)
+                group.count += 1
+                if len(group.hits) < 64:
+                    group.hits.append((source_name, hit))
+            elif sim >= NEAREST_FLOOR:
+                current = nearest_best.get(entry_id)
+                if current is None or sim > current.score:
+                    nearest_best[entry_id] = Candidate(
+                        id=entry_id,
+                        signature=entry.signature,
+                        score=round(sim, 3),
+                        line=LineRef(source=source_name, line=line_no, text=raw[:500], rank=rank),
+                    )
+
+    effective_env = {**detected, **(env or {})}
+    ordered = sorted(groups.values(), key=_rank_key)
+    findings = [_finding(g, effective_env) for g in ordered]
+    reason = None
+    if not findings:
+        nearest = sorted(nearest_best.values(), key=lambda c: -c.score)[:3]
+        reason = (
+            "no known error matched: no pattern matched and no lexical candidate reached "
+            f"the threshold ({LEXICAL_THRESHOLD})"
+        )
+    return Diagnosis(
+        matched=bool(findings),
+        findings=findings,
+        nearest=nearest,
+        abstain_reason=reason,
+        environment=effective_env,
+        inputs=inputs,
+        truncated_hits=truncated,
+    )
+
+
+def diagnose_text(text: str, index: CompiledIndex, env: Environment | None = None) -> Diagnosis:
+    """Diagnose one pasted text (a message, a traceback or a whole log)."""
+    from rootcause.core.matching.scan import iter_text_chunks
+
+    return diagnose_sources([SourceInput("<text>", iter_text_chunks(text))], index, env)

@@ -1,0 +1,261 @@
+"""The canon linter: stable check codes over parsed entries. Pure; the CLI reads files.
+
+Codes are stable and documented in docs/lint.md. Severity "error" fails the run.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from packaging.requirements import Requirement
+
+from rootcause.core.diagnosis import diagnose_text
+from rootcause.core.matching.index import CompiledIndex
+from rootcause.core.matching.lexical import LexicalIndex
+from rootcause.core.matching.patterns import compile_re2
+from rootcause.core.model import Basis, Entry, RelationType, SourceKind, Verification
+from rootcause.core.normalize import parameterise
+from rootcause.errors import PatternError
+
+CHECKS: dict[str, tuple[str, str]] = {
+    "RC001": ("error", "the file does not validate against the schema"),
+    "RC002": ("error", "the id does not equal the path, or breaks the slug convention"),
+    "RC101": ("error", "a pattern does not compile in the linear-time engine (RE2)"),
+    "RC102": ("error", "no pattern matches the entry's own signature"),
+    "RC103": ("error", "an example is not matched by the entry's own patterns"),
+    "RC104": ("error", "fewer than two real examples"),
+    "RC105": ("error", "an example or source has no provenance"),
+    "RC201": ("error", "an example is matched first by another entry (collision)"),
+    "RC301": ("error", "near-duplicate signature of another entry, with no typed relation"),
+    "RC302": ("warning", "near-duplicate of an entry marked same-as: consider merging"),
+    "RC401": ("error", "a workaround and a dead end name the same action, variable or command"),
+    "RC501": ("error", "Chinese text missing"),
+    "RC502": ("error", "a rate outside [0, 1]"),
+    "RC503": ("error", "a version specifier that does not parse"),
+    "RC504": ("error", "a malformed URL"),
+    "RC505": ("error", "hardware or an operating system inside versions"),
+    "RC506": ("warning", "an estimate with made-up precision (not a multiple of 0.05)"),
+    "RC507": ("warning", "high confidence shown on little evidence"),
+    "RC601": ("error", "an environment variable in a workaround that nothing really reads"),
+    "RC701": ("error", "a related link to an id that does not exist"),
+    "RC702": ("error", "an empty dead end or workaround action"),
+    "RC801": ("error", "verification claims more than the evidence shows"),
+}
+
+HARDWARE_OR_OS = re.compile(
+    r"^(?:a100|h100|h200|v100|t4|l4|l40s?|a10g?|rtx\w*|gtx\w*|tesla\w*|sm_?\d+|mi\d+\w*|"
+    r"ubuntu|debian|centos|rhel|windows|win\d*|macos|osx|darwin|linux|wsl\d?|alpine|"
+    r"nvidia|gpu|cpu|x86_64|aarch64|arm64)$",
+    re.IGNORECASE,
+)
+# Variables set or read in a workaround: export X=, X=val cmd, os.environ["X"], $X, env X
+ENV_VAR_USE = re.compile(
+    r"(?:\bexport\s+|\benv\s+|\bset\s+|os\.environ(?:\.get)?\(?\[?\s*['\"]|\$\{?|(?:^|[\s;(]))"
+    r"(?P<name>[A-Z][A-Z0-9]*_[A-Z0-9_]*[A-Z0-9])(?=\s*=|['\"]\s*[\],)]|\}|\b)"
+)
+SIMILAR = 0.9
+
+
+@dataclass(frozen=True)
+class LintFinding:
+    path: str
+    code: str
+    message: str
+
+    @property
+    def severity(self) -> str:
+        return CHECKS[self.code][0]
+
+    def line(self) -> str:
+        return f"{self.path}: [{self.code}] {self.message}"
+
+
+def code_for_field(field: str | None, message: str) -> str:
+    """Map a schema error to the most specific check code."""
+    f = field or ""
+    if f == "id" or "id" in f.split(".")[-1:]:
+        return "RC002"
+    if re.search(r"(rate|confidence)\b", f) or f.endswith(".value"):
+        return "RC502"
+    if "versions" in f and ("requirement" in f or any(k in f for k in ("introduced", "fixed", "removed", "deprecated"))):
+        return "RC503"
+    if "official_docs" in f or "URL" in message:
+        return "RC504"
+    if re.search(r"(dead_ends|workarounds)\.\d+\.action", f):
+        return "RC702"
+    if "patterns" in f:
+        return "RC101"
+    return "RC001"
+
+
+def _env_vars_in(text: str) -> set[str]:
+    return {m["name"] for m in ENV_VAR_USE.finditer(text)}
+
+
+def _commands_in(text: str) -> set[str]:
+    """Normalised shell-ish commands: 'pip install x', 'torchrun --nproc_per_node=2'."""
+    out: set[str] = set()
+    for part in re.split(r"[;\n]|&&", text):
+        words = part.strip().strip("`").split()
+        if len(words) >= 2 and re.match(r"^[a-z][\w.\-]*$", words[0]):
+            out.add(" ".join(words).lower())
+    return out
+
+
+def check_entry(entry: Entry, path: str, *, known_env: set[str], known_ids: set[str]) -> list[LintFinding]:
+    out: list[LintFinding] = []
+
+    def add(code: str, message: str) -> None:
+        out.append(LintFinding(path, code, message))
+
+    compiled = []
+    for n, p in enumerate(entry.patterns):
+        try:
+            compiled.append((compile_re2(p.regex), p.window))
+        except PatternError as exc:
+            add("RC101", f"patterns.{n}: {exc}")
+
+    def own_match(text: str) -> bool:
+        lines = text.splitlines() or [text]
+        for rx, window in compiled:
+            for i in range(len(lines)):
+                if rx.search("\n".join(lines[max(0, i - window + 1) : i + 1])):
+                    return True
+        return False
+
+    if compiled and not own_match(entry.signature):
+        add("RC102", "no pattern matches the signature")
+    if len(entry.examples) < 2:
+        add("RC104", f"{len(entry.examples)} example(s); at least two real examples are needed")
+    for n, ex in enumerate(entry.examples):
+        if compiled and not own_match(ex.text):
+            add("RC103", f"examples.{n} is not matched by the entry's patterns")
+        if not ex.source.ref.strip():
+            add("RC105", f"examples.{n} has no source")
+    if not entry.sources:
+        add("RC105", "no sources: record where the signature was observed")
+
+    for field, text in (
+        ("signature_zh", entry.signature_zh),
+        ("root_cause_zh", entry.root_cause_zh),
+    ):
+        if not text:
+            add("RC501", f"{field} is missing")
+    for n, w in enumerate(entry.workarounds):
+        if not w.action_zh:
+            add("RC501", f"workarounds.{n}.action_zh is missing")
+        if w.condition and not w.condition_zh:
+            add("RC501", f"workarounds.{n}.condition_zh is missing")
+    for n, d in enumerate(entry.dead_ends):
+        if not d.why_fails_zh:
+            add("RC501", f"dead_ends.{n}.why_fails_zh is missing")
+    for field, text in (("signature_zh", entry.signature_zh), ("root_cause_zh", entry.root_cause_zh)):
+        if text and not re.search(r"[\u4e00-\u9fff]", text):
+            add("RC501", f"{field} has no Chinese characters")
+
+    for n, v in enumerate(entry.versions):
+        name = Requirement(v.requirement).name
+        if HARDWARE_OR_OS.match(name):
+            add("RC505", f"versions.{n}: {name!r} is hardware or an OS; use hardware/os_specific")
+
+    rates = [("fix_rate", entry.fix_rate), ("confidence", entry.confidence)]
+    rates += [(f"workarounds.{n}.success_rate", w.success_rate) for n, w in enumerate(entry.workarounds)]
+    rates += [(f"dead_ends.{n}.fail_rate", d.fail_rate) for n, d in enumerate(entry.dead_ends)]
+    for field, rate in rates:
+        if rate is not None and rate.basis is Basis.ESTIMATE and round(rate.value * 20, 6) % 1:
+            add("RC506", f"{field} = {rate.value} is an estimate with made-up precision")
+    if entry.confidence and entry.confidence.value > 0.5 and entry.evidence.count < 5:
+        add("RC507", f"confidence {entry.confidence.value:.0%} on evidence {entry.evidence.count}")
+
+    work_vars: set[str] = set()
+    work_cmds: set[str] = set()
+    work_actions: set[str] = set()
+    for n, w in enumerate(entry.workarounds):
+        names = _env_vars_in(w.how) | _env_vars_in(w.action)
+        for name in sorted(names - known_env):
+            add("RC601", f"workarounds.{n} names {name}, which is not on the list of variables that are really read")
+        work_vars |= names
+        work_cmds |= _commands_in(w.how)
+        work_actions.add(" ".join(w.action.lower().split()))
+    for n, d in enumerate(entry.dead_ends):
+        action = " ".join(d.action.lower().split())
+        clash = (_env_vars_in(d.action) & work_vars) or (_commands_in(d.action) & work_cmds)
+        if action in work_actions:
+            clash = {d.action}
+        if clash:
+            add("RC401", f"dead_ends.{n} repeats what a workaround recommends: {', '.join(sorted(clash))}")
+
+    for r in entry.related:
+        if r.id not in known_ids:
+            add("RC701", f"related {r.id!r} does not exist")
+
+    if entry.verification is Verification.VERIFIED and not any(
+        rate is not None and rate.basis is Basis.MEASURED for _, rate in rates
+    ):
+        add("RC801", "verified needs rates measured from outcome reports")
+    if entry.verification is Verification.REPRODUCED and not any(
+        ex.source.kind is SourceKind.OUTPUT for ex in entry.examples
+    ):
+        add("RC801", "reproduced needs an example whose source is output produced by running the library")
+    return out
+
+
+def check_collisions(entries: dict[str, tuple[Entry, str]], index: CompiledIndex) -> list[LintFinding]:
+    """Every example must be matched first by its own entry."""
+    out: list[LintFinding] = []
+    for entry_id, (entry, path) in entries.items():
+        for n, ex in enumerate(entry.examples):
+            findings = diagnose_text(ex.text, index).findings
+            first = next((f for f in findings if f.matched_by == "pattern"), None)
+            if first is not None and first.id != entry_id:
+                out.append(LintFinding(path, "RC201", f"examples.{n} is matched first by {first.id}"))
+    return out
+
+
+def check_duplicates(entries: dict[str, tuple[Entry, str]]) -> list[LintFinding]:
+    docs = [(eid, parameterise(e.signature)) for eid, (e, _) in entries.items()]
+    lex = LexicalIndex.build(docs)
+    out: list[LintFinding] = []
+    seen: set[tuple[str, str]] = set()
+    for entry_id, (entry, path) in entries.items():
+        for other, sim in lex.search(entry.signature, limit=4):
+            if other == entry_id or sim < SIMILAR:
+                continue
+            pair = (min(entry_id, other), max(entry_id, other))
+            if pair in seen:
+                continue
+            seen.add(pair)
+            relations = {r.type for r in entry.related if r.id == other}
+            relations |= {r.type for r in entries[other][0].related if r.id == entry_id}
+            if RelationType.SAME_AS in relations:
+                out.append(LintFinding(path, "RC302", f"near-duplicate of {other} (same-as): merge?"))
+            elif not relations:
+                out.append(
+                    LintFinding(
+                        path,
+                        "RC301",
+                        f"signature is {sim:.0%} similar to {other}; merge them, or link them with "
+                        "a typed relation (confused-with) if they are distinct errors",
+                    )
+                )
+    return out
+
+
+def lint_entries(
+    loaded: Iterable[tuple[Entry, str]], *, known_env: set[str], index: CompiledIndex | None = None
+) -> list[LintFinding]:
+    entries = {e.id: (e, path) for e, path in loaded}
+    ids = set(entries)
+    out: list[LintFinding] = []
+    for entry, path in entries.values():
+        out += check_entry(entry, path, known_env=known_env, known_ids=ids)
+    if index is None:
+        try:
+            index = CompiledIndex([e for e, _ in entries.values()])
+        except PatternError as exc:
+            return [*out, LintFinding("<canon>", "RC101", str(exc))]
+    out += check_collisions(entries, index)
+    out += check_duplicates(entries)
+    return sorted(out, key=lambda f: (f.path, f.code, f.message))

@@ -1,0 +1,146 @@
+"""The compiled index: every pattern of the canon in one multi-pattern scanner.
+
+- a noise skipper over raw text: one hyperscan database of loosened patterns (a
+  literal-driven prefilter), or, where hyperscan is missing, none;
+- an RE2 set per window size that says which patterns match a cleaned line;
+- RE2 for each pattern, to confirm and extract the named groups;
+- the lexical index for wording that no pattern covers.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Any
+
+import re2
+
+from rootcause.core.matching.lexical import LexicalIndex
+from rootcause.core.matching.patterns import compile_re2, group_names, prefilter_source
+from rootcause.core.model import Entry
+from rootcause.core.versions import ENV_HINT_REGEX
+from rootcause.errors import PatternError
+
+try:  # hyperscan ships x86-64 wheels only
+    import hyperscan
+except ImportError:  # pragma: no cover - exercised on other architectures
+    hyperscan = None
+
+# Lines that look like an error, for the lexical stage.
+ERRORISH_REGEX = (
+    r"(?:[a-z]Error|Exception|Failure|[Ee]rror:|ERROR|FATAL|[Ff]atal|failed|timed out|Killed)"
+)
+MAX_WINDOW = 50
+
+
+@dataclass(frozen=True)
+class CompiledPattern:
+    entry_id: str
+    regex: str
+    window: int
+    names: tuple[str, ...]
+    rx: Any  # re2._Regexp
+
+
+class CompiledIndex:
+    """Immutable after construction; shared by every diagnosis."""
+
+    def __init__(self, entries: list[Entry], hs_blob: bytes | None = None) -> None:
+        self.entries: dict[str, Entry] = {e.id: e for e in entries if not e.is_withdrawn}
+        self.patterns: list[CompiledPattern] = []
+        for entry in self.entries.values():
+            for n, p in enumerate(entry.patterns):
+                try:
+                    rx = compile_re2(p.regex)
+                except PatternError as exc:
+                    raise PatternError(f"{entry.id}: patterns.{n}: {exc}") from None
+                self.patterns.append(
+                    CompiledPattern(entry.id, p.regex, p.window, tuple(group_names(p.regex)), rx)
+                )
+        self.windows = sorted({p.window for p in self.patterns})
+        self.max_window = max(self.windows, default=1)
+        self._sets: dict[int, tuple[Any, list[int]]] = {}
+        for window in self.windows:
+            rset = re2.Set.SearchSet(re2.Options())
+            members: list[int] = []
+            for i, p in enumerate(self.patterns):
+                if p.window == window:
+                    rset.Add(p.regex)
+                    members.append(i)
+            rset.Compile()
+            self._sets[window] = (rset, members)
+        self.lexical = LexicalIndex.build(self._lexical_docs())
+        self.special_ids = {"errorish": len(self.patterns), "env": len(self.patterns) + 1}
+        self.hs_db = self._load_or_build_hyperscan(hs_blob)
+
+    # -- building ---------------------------------------------------------------------------
+    def _lexical_docs(self) -> list[tuple[str, str]]:
+        docs: list[tuple[str, str]] = []
+        for entry in self.entries.values():
+            docs.append((entry.id, entry.signature))
+            docs.extend((entry.id, ex.text) for ex in entry.examples)
+        return docs
+
+    def _load_or_build_hyperscan(self, blob: bytes | None) -> Any:
+        if hyperscan is None:
+            return None
+        if blob is not None:
+            return hyperscan.loadb(blob)
+        sources = [prefilter_source(p.regex) for p in self.patterns]
+        sources += [ERRORISH_REGEX, ENV_HINT_REGEX]
+        flags = hyperscan.HS_FLAG_MULTILINE | hyperscan.HS_FLAG_PREFILTER | hyperscan.HS_FLAG_ALLOWEMPTY
+        db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
+        try:
+            db.compile(
+                expressions=[s.encode() for s in sources],
+                ids=list(range(len(sources))),
+                elements=len(sources),
+                flags=[flags] * len(sources),
+            )
+        except hyperscan.error as exc:
+            bad = self._find_bad_prefilter(sources, flags)
+            raise PatternError(f"hyperscan cannot compile {bad}: {exc}") from None
+        return db
+
+    def _find_bad_prefilter(self, sources: list[str], flags: int) -> str:
+        for i, src in enumerate(sources):
+            db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
+            try:
+                db.compile(expressions=[src.encode()], ids=[0], elements=1, flags=[flags])
+            except hyperscan.error:
+                owner = self.patterns[i].entry_id if i < len(self.patterns) else "built-in"
+                return f"{owner}: {src!r}"
+        return "a pattern"
+
+    def hyperscan_blob(self) -> bytes | None:
+        return None if self.hs_db is None else hyperscan.dumpb(self.hs_db)
+
+    # -- matching ---------------------------------------------------------------------------
+    def candidates(self, text: str, window: int) -> list[int]:
+        """Indexes of the patterns of this window size that match the cleaned text."""
+        entry = self._sets.get(window)
+        if entry is None:
+            return []
+        rset, members = entry
+        return [members[i] for i in (rset.Match(text) or ())]
+
+    def confirm(self, pattern_index: int, text: str) -> dict[str, str] | None:
+        """Run the real RE2 pattern; return its named groups, or None when it misses."""
+        p = self.patterns[pattern_index]
+        m = p.rx.search(text)
+        if m is None:
+            return None
+        return {k: v for k, v in m.groupdict().items() if v is not None}
+
+
+def canon_fingerprint(texts: list[tuple[str, str]]) -> str:
+    """A key for the compiled-index cache: the canon's content, and this code's version."""
+    from rootcause import __version__
+
+    digest = hashlib.sha256(__version__.encode())
+    for name, text in sorted(texts):
+        digest.update(name.encode())
+        digest.update(b"\0")
+        digest.update(text.encode())
+        digest.update(b"\0")
+    return digest.hexdigest()[:24]

@@ -1,0 +1,89 @@
+"""The lexical stage: BM25 over parameterised signatures and examples.
+
+It catches wording that no pattern covers (a message reworded between library
+versions, a paraphrase in a bug report). Scores are normalised by each
+document's score against itself, so they read as a similarity in [0, 1] and a
+single calibrated threshold decides between a finding and an abstention.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass, field
+
+from rootcause.core.normalize import tokens
+
+K1 = 1.2
+B = 0.75
+
+
+@dataclass
+class LexicalIndex:
+    doc_entry: list[str] = field(default_factory=list)
+    doc_len: list[int] = field(default_factory=list)
+    postings: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
+    self_score: list[float] = field(default_factory=list)
+    avg_len: float = 1.0
+
+    @classmethod
+    def build(cls, docs: list[tuple[str, str]]) -> LexicalIndex:
+        """docs: (entry id, text) pairs; an entry may have several documents."""
+        index = cls()
+        bags: list[Counter[str]] = []
+        for entry_id, text in docs:
+            bag = Counter(tokens(text))
+            if not bag:
+                continue
+            doc = len(index.doc_entry)
+            index.doc_entry.append(entry_id)
+            index.doc_len.append(sum(bag.values()))
+            bags.append(bag)
+            for term, tf in bag.items():
+                index.postings.setdefault(term, []).append((doc, tf))
+        index.avg_len = (sum(index.doc_len) / len(index.doc_len)) if index.doc_len else 1.0
+        index.self_score = [index._score_bag(bag)[doc] for doc, bag in enumerate(bags)]
+        return index
+
+    def _idf(self, term: str) -> float:
+        n = len(self.doc_entry)
+        df = len(self.postings.get(term, ()))
+        return math.log(1 + (n - df + 0.5) / (df + 0.5))
+
+    def _score_bag(self, bag: Counter[str]) -> dict[int, float]:
+        scores: dict[int, float] = {}
+        for term in bag:
+            posting = self.postings.get(term)
+            if not posting:
+                continue
+            idf = self._idf(term)
+            for doc, tf in posting:
+                norm = tf * (K1 + 1) / (tf + K1 * (1 - B + B * self.doc_len[doc] / self.avg_len))
+                scores[doc] = scores.get(doc, 0.0) + idf * norm
+        return scores
+
+    def search(self, text: str, limit: int = 5) -> list[tuple[str, float]]:
+        """Best entries for a text, as (entry id, similarity in [0, 1])."""
+        bag = Counter(tokens(text))
+        if not bag:
+            return []
+        best: dict[str, float] = {}
+        query_self = self._query_self(bag)
+        for doc, score in self._score_bag(bag).items():
+            # symmetric normalisation: a short query inside a long document and a long
+            # query around a short document are both penalised
+            denom = math.sqrt(max(self.self_score[doc], 1e-9) * max(query_self, 1e-9))
+            sim = min(1.0, score / denom)
+            entry = self.doc_entry[doc]
+            if sim > best.get(entry, 0.0):
+                best[entry] = sim
+        return sorted(best.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
+
+    def _query_self(self, bag: Counter[str]) -> float:
+        """The score the query would get against a document equal to itself."""
+        length = sum(bag.values())
+        total = 0.0
+        for term, tf in bag.items():
+            norm = tf * (K1 + 1) / (tf + K1 * (1 - B + B * length / self.avg_len))
+            total += self._idf(term) * norm
+        return total

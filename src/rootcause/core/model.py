@@ -1,0 +1,261 @@
+"""The entry model: one known error, as stored in one canon file.
+
+Field order here is the key order of canon files (``rootcause fmt``) and of the
+JSON Schema. Fields are never removed; meanings only broaden (OSV's habit).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from enum import StrEnum
+from typing import Annotated, Any, Literal
+
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.version import InvalidVersion, Version
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    field_validator,
+    model_validator,
+)
+
+SCHEMA_VERSION = 1
+
+ID_RE = re.compile(r"^[a-z0-9][a-z0-9_]*(?:-[a-z0-9_]+)*/[a-z0-9]+(?:-[a-z0-9]+)*$")
+URL_RE = re.compile(r"^https?://[^\s/$.?#][^\s]*$")
+
+
+class Role(StrEnum):
+    """Where an error sits in a failure chain; the ranking puts causes first."""
+
+    CAUSE = "cause"  # an error with its own root cause
+    SYMPTOM = "symptom"  # what other ranks or layers print because something else failed
+    WRAPPER = "wrapper"  # a report that wraps another error (torchrun's ChildFailedError)
+
+
+class Verification(StrEnum):
+    """The evidence ladder, weakest first."""
+
+    AI_GENERATED = "ai_generated"
+    COMMUNITY = "community"
+    REPRODUCED = "reproduced"
+    VERIFIED = "verified"
+
+    @property
+    def rank(self) -> int:
+        return list(Verification).index(self)
+
+
+class Basis(StrEnum):
+    ESTIMATE = "estimate"
+    MEASURED = "measured"
+
+
+class RelationType(StrEnum):
+    SAME_AS = "same-as"
+    CONFUSED_WITH = "confused-with"
+    LEADS_TO = "leads-to"
+    CAUSED_BY = "caused-by"
+
+
+class VersionStatus(StrEnum):
+    ACTIVE = "active"
+    FIXED = "fixed"
+    DEPRECATED = "deprecated"
+    REMOVED = "removed"
+
+
+class SourceKind(StrEnum):
+    SOURCE = "source"  # a format string in a library's source tree
+    OUTPUT = "output"  # output we produced by running the real library
+    THREAD = "thread"  # a public issue, forum or Q&A thread
+    DOCS = "docs"  # official documentation
+    SEED = "seed"  # the documents this project grew from
+
+
+def _check_url(value: str) -> str:
+    if not URL_RE.match(value):
+        raise ValueError(f"not a valid http(s) URL: {value!r}")
+    return value
+
+
+Url = Annotated[str, AfterValidator(_check_url)]
+Resolvable = Literal[True, False, "partial"]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=False)
+
+
+class Rate(_Strict):
+    """A probability in [0, 1] and what backs it."""
+
+    value: float = Field(ge=0.0, le=1.0)
+    basis: Basis = Basis.ESTIMATE
+    reports: int = Field(default=0, ge=0, description="outcome reports behind a measured value")
+
+    @model_validator(mode="after")
+    def _measured_needs_reports(self) -> Rate:
+        if self.basis is Basis.MEASURED and self.reports == 0:
+            raise ValueError("a measured rate needs reports > 0")
+        return self
+
+
+class Evidence(_Strict):
+    count: int = Field(ge=0)
+    basis: Basis = Basis.ESTIMATE
+
+
+class Pattern(_Strict):
+    """An RE2 pattern. Named groups become extracted parameters."""
+
+    regex: str = Field(min_length=1)
+    window: int = Field(
+        default=1, ge=1, le=50, description="lines searched together (multi-line patterns)"
+    )
+    note: str | None = None
+
+
+class Source(_Strict):
+    kind: SourceKind
+    ref: str = Field(min_length=1, description="URL, or repo@tag:path:line")
+    note: str | None = None
+
+
+class Example(_Strict):
+    text: str = Field(min_length=1)
+    source: Source
+
+
+class VersionRange(_Strict):
+    requirement: str = Field(description="a PEP 508 requirement such as torch>=1.10")
+    status: VersionStatus = VersionStatus.ACTIVE
+    introduced: str | None = None
+    deprecated: str | None = None
+    removed: str | None = None
+    fixed: str | None = Field(default=None, description="release in which a fix landed")
+    notes: str | None = None
+
+    @field_validator("requirement")
+    @classmethod
+    def _parse_requirement(cls, value: str) -> str:
+        try:
+            Requirement(value)
+        except InvalidRequirement as exc:
+            raise ValueError(f"not a PEP 440/508 requirement: {value!r} ({exc})") from None
+        return value
+
+    @field_validator("introduced", "deprecated", "removed", "fixed")
+    @classmethod
+    def _parse_version(cls, value: str | None) -> str | None:
+        if value is not None:
+            try:
+                Version(value)
+            except InvalidVersion:
+                raise ValueError(f"not a PEP 440 version: {value!r}") from None
+        return value
+
+    @property
+    def package(self) -> str:
+        return Requirement(self.requirement).name.lower()
+
+
+class Workaround(_Strict):
+    action: str = Field(min_length=1)
+    action_zh: str | None = None
+    how: str = Field(min_length=1, description="a concrete command or code")
+    success_rate: Rate
+    condition: str | None = None
+    condition_zh: str | None = None
+    sources: list[str] = Field(default_factory=list)
+
+
+class DeadEnd(_Strict):
+    action: str = Field(min_length=1)
+    why_fails: str = Field(min_length=1)
+    why_fails_zh: str | None = None
+    fail_rate: Rate
+    condition: str | None = None
+    sources: list[str] = Field(default_factory=list)
+
+
+class Related(_Strict):
+    id: str
+    type: RelationType
+    note: str | None = None
+
+
+class Entry(_Strict):
+    schema_version: int = SCHEMA_VERSION
+    id: str
+    modified: dt.date
+    withdrawn: dt.date | None = None
+    signature: str = Field(min_length=1)
+    signature_zh: str | None = None
+    patterns: list[Pattern] = Field(min_length=1)
+    domain: str
+    category: str
+    subcategory: str | None = None
+    error_code: str | None = None
+    generic: bool = Field(
+        default=False, description="a catch-all entry; never outranks a specific one"
+    )
+    role: Role = Role.CAUSE
+    verification: Verification = Verification.AI_GENERATED
+    resolvable: Resolvable = "partial"
+    first_seen: dt.date | None = None
+    last_seen: dt.date | None = None
+    fix_rate: Rate | None = None
+    confidence: Rate | None = None
+    evidence: Evidence = Evidence(count=0)
+    versions: list[VersionRange] = Field(default_factory=list)
+    hardware: list[str] = Field(default_factory=list)
+    os_specific: dict[str, str] = Field(default_factory=dict)
+    root_cause: str = Field(min_length=1)
+    root_cause_zh: str | None = None
+    root_cause_type: str = "generic"
+    official_docs: list[Url] = Field(default_factory=list)
+    workarounds: list[Workaround] = Field(default_factory=list)
+    dead_ends: list[DeadEnd] = Field(default_factory=list)
+    related: list[Related] = Field(default_factory=list)
+    examples: list[Example] = Field(default_factory=list)
+    sources: list[Source] = Field(default_factory=list)
+    extra: dict[str, Any] = Field(
+        default_factory=dict, description="open object for one-off data (OSV database_specific)"
+    )
+
+    @field_validator("id")
+    @classmethod
+    def _check_id(cls, value: str) -> str:
+        if not ID_RE.match(value):
+            raise ValueError(
+                f"{value!r} is not an id of the form domain/slug (lowercase, digits, dashes)"
+            )
+        return value
+
+    @field_validator("schema_version")
+    @classmethod
+    def _check_schema_version(cls, value: int) -> int:
+        if value > SCHEMA_VERSION:
+            raise ValueError(f"schema_version {value} is newer than this rootcause ({SCHEMA_VERSION})")
+        return value
+
+    @model_validator(mode="after")
+    def _domain_matches_id(self) -> Entry:
+        if self.id.split("/", 1)[0] != self.domain:
+            raise ValueError(f"domain {self.domain!r} does not match the id {self.id!r}")
+        return self
+
+    @property
+    def slug(self) -> str:
+        return self.id.split("/", 1)[1]
+
+    @property
+    def is_withdrawn(self) -> bool:
+        return self.withdrawn is not None
+
+    def key_fields(self) -> list[str]:
+        return list(type(self).model_fields)

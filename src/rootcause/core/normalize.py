@@ -1,0 +1,110 @@
+"""Strip the framing around log lines, keeping what the framing told us.
+
+Framing is everything a logger or launcher adds in front of the message:
+timestamps, ANSI colour codes, c10/glog headers such as
+``[E1202 13:13:37.486000 11617 file.py:1002]``, torchrun's ``[rank3]:`` and
+``[default3]:`` prefixes, and Slurm's ``srun --label`` prefixes. Matching runs on
+the cleaned text; the rank found in the framing is kept beside it.
+
+Formats: /work/shared/reference/nccl-message-formats.md §1 (c10 logger prefix
+``c10/util/Logging.cpp``, torchrun prefixes).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+ANSI_RE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07")
+
+# One framing element at the start of a line; stripped repeatedly.
+_FRAMING = [
+    # torchrun --tee / local_ranks_filter: "[rank3]:" (global) and "[default3]:" (local)
+    ("rank", re.compile(r"^\[rank(?P<rank>\d+)\]:\s?")),
+    ("local_rank", re.compile(r"^\[default(?P<local_rank>\d+)\]:\s?")),
+    # c10 logger: "[E ProcessGroupNCCL.cpp:737] " and "[E1206 18:44:16.994932383 file.cpp:1709] "
+    ("c10", re.compile(r"^\[[IWEF](?:\d{4} \d\d:\d\d:\d\d(?:\.\d+)?)?(?: +\d+)? ?[\w.\-/]+:\d+\]\s?")),
+    # glog: "E1202 13:13:37.486000 11617 file.py:1002] "
+    ("glog", re.compile(r"^[IWEF]\d{4} \d\d:\d\d:\d\d(?:\.\d+)? +\d+ [\w.\-/]+:\d+\]\s?")),
+    # ISO-ish timestamps, optionally bracketed, optionally followed by a separator
+    (
+        "time",
+        re.compile(
+            r"^\[?\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\]?"
+            r"(?:\s*[|:-]\s*|\s+)"
+        ),
+    ),
+    ("time", re.compile(r"^\[?\d\d:\d\d:\d\d(?:[.,]\d+)?\]?\s+")),
+    # Python logging level after a timestamp: "ERROR:root:" / "- ERROR - "
+    ("level", re.compile(r"^(?:\[(?:INFO|WARNING|ERROR|CRITICAL|DEBUG)\]|(?:INFO|WARNING|ERROR|CRITICAL|DEBUG):[\w.]*:)\s?")),
+    # Slurm "srun --label": "3: message"
+    ("slurm", re.compile(r"^\s{0,3}(?P<slurm_rank>\d{1,5}): ")),
+]
+
+
+@dataclass(frozen=True, slots=True)
+class CleanLine:
+    text: str
+    rank: int | None = None
+    local_rank: int | None = None
+
+
+def strip_framing(line: str) -> CleanLine:
+    """Remove ANSI codes, CR and any framing prefixes; keep the ranks they named."""
+    if "\x1b" in line:
+        line = ANSI_RE.sub("", line)
+    line = line.rstrip("\r\n")
+    rank: int | None = None
+    local_rank: int | None = None
+    for _ in range(8):
+        for kind, rx in _FRAMING:
+            m = rx.match(line)
+            if m is None or m.end() == 0:
+                continue
+            groups = m.groupdict()
+            if kind == "rank":
+                rank = int(groups["rank"])
+            elif kind == "local_rank":
+                local_rank = int(groups["local_rank"])
+            elif kind == "slurm" and rank is None:
+                rank = int(groups["slurm_rank"])
+            line = line[m.end() :]
+            break
+        else:
+            break
+    return CleanLine(line, rank, local_rank)
+
+
+# Sentry-style parameterisation, in priority order, for grouping and lexical match.
+_PARAMS = [
+    (re.compile(r"0x[0-9a-fA-F]+"), " <hex> "),
+    (re.compile(r"(?:[A-Za-z]:)?(?:[\w.\-~]*/)+[\w.\-]+"), " <path> "),
+    (re.compile(r"\b\d+(?:\.\d+)+\b"), " <num> "),
+    (re.compile(r"\b\d+\b"), " <num> "),
+]
+
+
+def parameterise(text: str) -> str:
+    for rx, repl in _PARAMS:
+        text = rx.sub(repl, text)
+    return " ".join(text.split())
+
+
+_TOKEN_RE = re.compile(r"<\w+>|[A-Za-z_][A-Za-z0-9_]*")
+STOPWORDS = frozenset(
+    "a an the of to in on at for and or is are was were be been by with as it this that "
+    "from not no your you please can could may might will would should".split()
+)
+
+
+def tokens(text: str) -> list[str]:
+    """Lower-case word tokens of a parameterised text, for the lexical stage."""
+    out: list[str] = []
+    for tok in _TOKEN_RE.findall(parameterise(text)):
+        low = tok.lower()
+        if low in STOPWORDS or len(low) < 2:
+            continue
+        out.append(low)
+        if "_" in low and not low.startswith("<"):
+            out.extend(p for p in low.split("_") if len(p) > 1)
+    return out

@@ -1,0 +1,176 @@
+"""HTML rendering of an entry (index.html / zh.html). A pure function of the entry.
+
+Every piece of entry text goes through Jinja's autoescaping. Rates carry a
+``data-basis`` attribute, so the page marks each number as estimated or measured.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+from jinja2 import Environment, PackageLoader, select_autoescape
+
+from rootcause.core.model import Entry
+from rootcause.core.render.labels import (
+    LABELS,
+    VERSION_STATUS_ZH,
+    Lang,
+    basis_note,
+    label,
+    percent,
+    pick,
+)
+
+DASH = "—"
+
+
+@cache
+def environment() -> Environment:
+    return Environment(
+        loader=PackageLoader("rootcause.core.render", "templates"),
+        autoescape=select_autoescape(default=True, default_for_string=True),
+        trim_blocks=False,
+        lstrip_blocks=False,
+    )
+
+
+def entry_href(entry_id: str, root: str, lang: Lang = "en") -> str:
+    """Relative link from a page to another entry's page, static-host friendly."""
+    return f"{root}errors/{entry_id}/{'zh' if lang == 'zh' else 'index'}.html"
+
+
+def _labels(lang: Lang) -> dict[str, str]:
+    return {key: value[lang] for key, value in LABELS.items()}
+
+
+def _tags(entry: Entry) -> list[dict[str, str]]:
+    tags = [{"kind": "code", "text": entry.error_code}] if entry.error_code else []
+    tags += [
+        {"kind": "domain", "text": entry.domain},
+        {"kind": "category", "text": entry.category},
+        {"kind": "verification", "text": entry.verification.value},
+        {"kind": "resolvable", "text": str(entry.resolvable).lower()},
+    ]
+    if entry.generic:
+        tags.append({"kind": "generic", "text": "generic"})
+    return tags
+
+
+def _stats(entry: Entry, lang: Lang) -> list[dict[str, str]]:
+    stats: list[dict[str, str]] = []
+    for key in ("fix_rate", "confidence"):
+        rate = getattr(entry, key)
+        if rate is not None:
+            stats.append({"value": percent(rate), "label": label(key, lang), "basis": rate.basis})
+    stats.append(
+        {
+            "value": str(entry.evidence.count),
+            "label": label("evidence", lang),
+            "basis": entry.evidence.basis,
+        }
+    )
+    if entry.first_seen:
+        stats.append(
+            {"value": entry.first_seen.isoformat(), "label": label("first_seen", lang), "basis": ""}
+        )
+    return stats
+
+
+def _provenance(entry: Entry, lang: Lang) -> list[str]:
+    lines = []
+    for key in ("fix_rate", "confidence"):
+        rate = getattr(entry, key)
+        if rate is not None:
+            lines.append(f"{label(key, lang)} {percent(rate)}: {basis_note(rate, lang)}")
+    for w in entry.workarounds:
+        lines.append(f"{pick(w.action, w.action_zh, lang)[:80]}: {basis_note(w.success_rate, lang)}")
+    return lines
+
+
+def entry_context(entry: Entry, lang: Lang = "en", root: str = "../../../") -> dict[str, Any]:
+    """Everything the entry page shows, as plain data (also handy for other views)."""
+    other: Lang = "en" if lang == "zh" else "zh"
+    if lang == "en":
+        formats = [
+            {"text": "JSON", "href": "index.json"},
+            {"text": "Markdown", "href": "index.md"},
+            {"text": "中文", "href": "zh.html", "hreflang": "zh"},
+        ]
+        links = {"json": "index.json", "md": "index.md", "other": "zh.html"}
+    else:
+        formats = [
+            {"text": "JSON", "href": "index.json"},
+            {"text": "Markdown 中文", "href": "zh.md"},
+            {"text": "English", "href": "index.html", "hreflang": "en"},
+        ]
+        links = {"json": "index.json", "md": "zh.md", "other": "index.html"}
+    if lang == "en":
+        secondary, secondary_lang, secondary_heading = entry.root_cause_zh, "zh", "中文"
+    else:
+        secondary, secondary_lang, secondary_heading = entry.root_cause, "en", "English"
+    return {
+        "lang": lang,
+        "lang_attr": "zh-CN" if lang == "zh" else "en",
+        "root": root,
+        "other_lang": other,
+        "L": _labels(lang),
+        "id": entry.id,
+        "signature": pick(entry.signature, entry.signature_zh, lang),
+        "withdrawn": entry.withdrawn.isoformat() if entry.withdrawn else None,
+        "tags": _tags(entry),
+        "formats": formats,
+        "links": links,
+        "stats": _stats(entry, lang),
+        "versions": [
+            {
+                "requirement": v.requirement,
+                "status": VERSION_STATUS_ZH[v.status.value] if lang == "zh" else v.status.value,
+                "introduced": v.introduced or DASH,
+                "deprecated": v.deprecated or DASH,
+                "notes": v.notes or (f"fixed in {v.fixed}" if v.fixed else DASH),
+            }
+            for v in entry.versions
+        ],
+        "root_cause": pick(entry.root_cause, entry.root_cause_zh, lang),
+        "root_cause_type": entry.root_cause_type,
+        "root_cause_secondary": secondary,
+        "secondary_lang": secondary_lang,
+        "secondary_heading": secondary_heading,
+        "official_docs": entry.official_docs,
+        "workarounds": [
+            {
+                "action": pick(w.action, w.action_zh, lang),
+                "rate": percent(w.success_rate),
+                "basis": w.success_rate.basis,
+                "how": w.how,
+                "condition": pick(w.condition, w.condition_zh, lang) if w.condition else None,
+            }
+            for w in entry.workarounds
+        ],
+        "zh_steps": [w.action_zh for w in entry.workarounds if w.action_zh] if lang == "en" else [],
+        "dead_ends": [
+            {
+                "action": d.action,
+                "rate": percent(d.fail_rate),
+                "basis": d.fail_rate.basis,
+                "why": pick(d.why_fails, d.why_fails_zh, lang),
+            }
+            for d in entry.dead_ends
+        ],
+        "provenance": _provenance(entry, lang),
+        "related": [
+            {"id": r.id, "type": r.type.value, "href": entry_href(r.id, root, lang)}
+            for r in entry.related
+        ],
+        "examples": [
+            {"text": ex.text, "source": f"{ex.source.kind.value}: {ex.source.ref}"}
+            for ex in entry.examples
+        ],
+        "sources": [f"{s.kind.value}: {s.ref}" + (f" — {s.note}" if s.note else "") for s in entry.sources],
+    }
+
+
+def render_html(entry: Entry, lang: Lang = "en", root: str = "../../../") -> str:
+    """A standalone page; ``root`` is the relative path from the page to the site root."""
+    return environment().get_template("entry.html").render(entry_context(entry, lang, root))

@@ -1,0 +1,75 @@
+"""Terminal rendering of an entry with rich. Returns a renderable; printing is the CLI's job."""
+
+from __future__ import annotations
+
+from rich.console import Group, RenderableType
+from rich.markup import escape
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from rootcause.core.model import Entry
+from rootcause.core.render.labels import Lang, basis_note, label, percent, pick
+
+
+def render_text(entry: Entry, lang: Lang = "en") -> RenderableType:
+    head = Text()
+    head.append(pick(entry.signature, entry.signature_zh, lang), style="bold red")
+    head.append(f"\n{entry.id}", style="cyan")
+    tags = [entry.domain, entry.category, entry.verification.value, str(entry.resolvable).lower()]
+    if entry.error_code:
+        tags.insert(0, entry.error_code)
+    if entry.generic:
+        tags.append(label("generic", lang))
+    head.append("  " + " · ".join(tags), style="dim")
+
+    stats = Table.grid(padding=(0, 3))
+    row: list[str] = []
+    for key in ("fix_rate", "confidence"):
+        rate = getattr(entry, key)
+        if rate is not None:
+            row.append(f"[bold]{percent(rate)}[/] {label(key, lang)} [dim]({basis_note(rate, lang)})[/]")
+    row.append(f"[bold]{entry.evidence.count}[/] {label('evidence', lang)}")
+    if entry.first_seen:
+        row.append(f"[bold]{entry.first_seen}[/] {label('first_seen', lang)}")
+    stats.add_row(*row)
+
+    parts: list[RenderableType] = [head, stats]
+    cause = pick(entry.root_cause, entry.root_cause_zh, lang)
+    parts.append(Panel(escape(cause), title=label("root_cause", lang), title_align="left"))
+
+    if entry.versions:
+        versions = Table(title=label("versions", lang), title_justify="left")
+        for key in ("version", "status", "introduced", "deprecated", "notes"):
+            versions.add_column(label(key, lang))
+        for v in entry.versions:
+            versions.add_row(
+                escape(v.requirement), v.status.value, v.introduced or "—", v.deprecated or "—",
+                escape(v.notes or "—"),
+            )
+        parts.append(versions)
+
+    if entry.workarounds:
+        lines = Text()
+        for n, w in enumerate(entry.workarounds, 1):
+            lines.append(f"{n}. ", style="bold")
+            lines.append(f"{percent(w.success_rate)} {label('success', lang)} ", style="green")
+            lines.append(f"({basis_note(w.success_rate, lang)}) ", style="dim")
+            lines.append(pick(w.action, w.action_zh, lang) + "\n")
+            if w.condition:
+                lines.append(f"   {label('condition', lang)}: {pick(w.condition, w.condition_zh, lang)}\n", style="dim")
+            lines.append("   $ " + w.how.replace("\n", "\n     ") + "\n", style="yellow")
+        parts.append(Panel(lines, title=label("workarounds", lang), title_align="left"))
+
+    if entry.dead_ends:
+        lines = Text()
+        for d in entry.dead_ends:
+            lines.append("✗ ", style="red")
+            lines.append(d.action, style="bold")
+            lines.append(f"  {percent(d.fail_rate)} {label('fail', lang)}\n", style="red")
+            lines.append(f"   {pick(d.why_fails, d.why_fails_zh, lang)}\n")
+        parts.append(Panel(lines, title=label("dead_ends", lang), title_align="left"))
+
+    if entry.official_docs:
+        parts.append(Text(label("official_docs", lang) + ": " + " ".join(entry.official_docs)))
+    return Group(*parts)

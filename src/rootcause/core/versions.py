@@ -1,0 +1,112 @@
+"""Versions: the user's environment, and whether it falls in an entry's affected range.
+
+Ranges are PEP 508 requirements evaluated with PEP 440 ordering (``packaging``).
+"""
+
+from __future__ import annotations
+
+import re
+from enum import StrEnum
+
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+from packaging.version import InvalidVersion, Version
+from pydantic import BaseModel
+
+from rootcause.core.model import Entry, VersionStatus
+from rootcause.errors import UsageError
+
+Environment = dict[str, str]
+
+
+class Verdict(StrEnum):
+    AFFECTED = "affected"
+    NOT_AFFECTED = "not_affected"
+    FIXED = "fixed"
+    UNKNOWN = "unknown"
+
+
+class VersionVerdict(BaseModel):
+    status: Verdict
+    reasons: list[str] = []
+
+
+def parse_env_spec(spec: str) -> Environment:
+    """``torch==2.1.0,nccl==2.18`` → {"torch": "2.1.0", "nccl": "2.18"}."""
+    env: Environment = {}
+    for part in filter(None, (p.strip() for p in spec.split(","))):
+        name, sep, version = part.partition("==")
+        if not sep or not name.strip() or not version.strip():
+            raise UsageError(f"--env: expected name==version, got {part!r}")
+        try:
+            Version(version.strip())
+        except InvalidVersion:
+            raise UsageError(f"--env: {version.strip()!r} is not a PEP 440 version") from None
+        env[canonicalize_name(name.strip())] = version.strip()
+    return env
+
+
+# Versions stated in logs: collect_env, pip freeze, NCCL banners, transformers-cli env.
+_ENV_LINE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
+    ("torch", re.compile(r"\bPyTorch version:\s*(?P<v>\d+\.\d+(?:\.\d+)?)")),
+    ("torch", re.compile(r"\btorch(?:==|\s+version[:=]?\s*|\s+)(?P<v>\d+\.\d+\.\d+)(?:\+\w+)?\b")),
+    ("torch", re.compile(r"\btorch\.__version__\W+(?P<v>\d+\.\d+\.\d+)")),
+    ("nccl", re.compile(r"\bNCCL version (?P<v>\d+\.\d+\.\d+)")),
+    ("cuda", re.compile(r"\bCUDA used to build PyTorch:\s*(?P<v>\d+\.\d+)")),
+    ("cuda", re.compile(r"\bCUDA Version:\s*(?P<v>\d+\.\d+)")),
+    ("transformers", re.compile(r"`?transformers`? version:\s*(?P<v>\d+\.\d+\.\d+)")),
+    ("numpy", re.compile(r"\bnumpy(?:==|\s+version:?\s*)(?P<v>\d+\.\d+\.\d+)")),
+]
+_FREEZE_RE = re.compile(r"^(?P<name>[A-Za-z0-9][A-Za-z0-9_.\-]*)==(?P<v>\d+(?:\.\d+)+)\s*$")
+
+# What the noise skipper looks for to send a line here (a loose superset of the above).
+ENV_HINT_REGEX = (
+    r"PyTorch version|torch==|torch version|NCCL version \d|CUDA used to build|"
+    r"CUDA Version:|transformers.{0,2} version|numpy==|^[A-Za-z0-9][A-Za-z0-9_.\-]*==\d"
+)
+
+
+def versions_in_line(line: str) -> Environment:
+    found: Environment = {}
+    m = _FREEZE_RE.match(line.strip())
+    if m:
+        found[canonicalize_name(m["name"])] = m["v"]
+    for name, rx in _ENV_LINE_PATTERNS:
+        m2 = rx.search(line)
+        if m2 and name not in found:
+            found[name] = m2["v"]
+    return found
+
+
+def verdict(entry: Entry, env: Environment) -> VersionVerdict:
+    """Is this environment in the entry's affected versions?"""
+    reasons: list[str] = []
+    statuses: list[Verdict] = []
+    for vr in entry.versions:
+        req = Requirement(vr.requirement)
+        name = canonicalize_name(req.name)
+        if name not in env:
+            continue
+        try:
+            have = Version(env[name])
+        except InvalidVersion:
+            continue
+        inside = req.specifier.contains(have, prereleases=True)
+        if inside and vr.fixed and have >= Version(vr.fixed):
+            statuses.append(Verdict.FIXED)
+            reasons.append(f"{name} {have} is at or past the fix in {vr.fixed}")
+        elif inside and vr.status in (VersionStatus.FIXED, VersionStatus.REMOVED):
+            statuses.append(Verdict.NOT_AFFECTED)
+            reasons.append(f"{name} {have} is in {vr.requirement}, where this is {vr.status.value}")
+        elif inside:
+            statuses.append(Verdict.AFFECTED)
+            reasons.append(f"{name} {have} is in the affected range {vr.requirement}")
+        else:
+            statuses.append(Verdict.NOT_AFFECTED)
+            reasons.append(f"{name} {have} is outside {vr.requirement}")
+    if not statuses:
+        return VersionVerdict(status=Verdict.UNKNOWN, reasons=["no version of an affected package is known"])
+    for status in (Verdict.AFFECTED, Verdict.FIXED, Verdict.NOT_AFFECTED):
+        if status in statuses:
+            return VersionVerdict(status=status, reasons=reasons)
+    return VersionVerdict(status=Verdict.UNKNOWN, reasons=reasons)
