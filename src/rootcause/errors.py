@@ -57,6 +57,7 @@ class CanonError(RootcauseError):
         self.path = path
         self.line = line
         self.field = field
+        message = " ".join(message.split())  # always one line
         where = f"{path}:{line}" if line else path
         what = f"{field}: {message}" if field else message
         super().__init__(f"{where}: {what}")

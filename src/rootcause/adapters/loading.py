@@ -13,7 +13,12 @@ import pickle
 from collections.abc import Iterable
 from pathlib import Path
 
-from rootcause.adapters.canon_files import canon_dirs, iter_entry_files, load_canon, write_atomic_bytes
+from rootcause.adapters.canon_files import (
+    canon_dirs,
+    iter_entry_files,
+    load_canon,
+    write_atomic_bytes,
+)
 from rootcause.core.matching.index import CompiledIndex, canon_fingerprint
 from rootcause.core.model import Entry
 

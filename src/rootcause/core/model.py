@@ -74,6 +74,7 @@ class SourceKind(StrEnum):
     THREAD = "thread"  # a public issue, forum or Q&A thread
     DOCS = "docs"  # official documentation
     SEED = "seed"  # the documents this project grew from
+    IMPORT = "import"  # a record converted from another knowledge base
 
 
 def _check_url(value: str) -> str:
@@ -118,6 +119,18 @@ class Pattern(_Strict):
     )
     note: str | None = None
 
+    @field_validator("regex")
+    @classmethod
+    def _linear_time(cls, value: str) -> str:
+        from rootcause.core.matching.patterns import compile_re2
+        from rootcause.errors import PatternError
+
+        try:
+            compile_re2(value)
+        except PatternError as exc:
+            raise ValueError(str(exc)) from None
+        return value
+
 
 class Source(_Strict):
     kind: SourceKind
@@ -145,7 +158,8 @@ class VersionRange(_Strict):
         try:
             Requirement(value)
         except InvalidRequirement as exc:
-            raise ValueError(f"not a PEP 440/508 requirement: {value!r} ({exc})") from None
+            reason = str(exc).splitlines()[0]
+            raise ValueError(f"not a PEP 508 requirement: {value!r} ({reason})") from None
         return value
 
     @field_validator("introduced", "deprecated", "removed", "fixed")

@@ -92,8 +92,7 @@ def parameterise(text: str) -> str:
 
 _TOKEN_RE = re.compile(r"<\w+>|[A-Za-z_][A-Za-z0-9_]*")
 STOPWORDS = frozenset(
-    "a an the of to in on at for and or is are was were be been by with as it this that "
-    "from not no your you please can could may might will would should".split()
+    ["a", "an", "the", "of", "to", "in", "on", "at", "for", "and", "or", "is", "are", "was", "were", "be", "been", "by", "with", "as", "it", "this", "that", "from", "not", "no", "your", "you", "please", "can", "could", "may", "might", "will", "would", "should"]
 )
 
 

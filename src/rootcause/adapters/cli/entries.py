@@ -185,6 +185,53 @@ def schema(
     sys.stdout.write(text)
 
 
+def import_entries(
+    paths: Annotated[list[Path], typer.Argument(help="JSON files or folders of them")],
+    into: Annotated[Path, typer.Option("--into", help="Canon folder to write the converted entries to")],
+    force: Annotated[bool, typer.Option("--force", help="Overwrite entries that already exist")] = False,
+) -> None:
+    """Convert errorcanon-style index.json and deadends.dev canon JSON into canon files."""
+    import datetime as dt
+
+    from rootcause.core.importers import detect_and_convert
+    from rootcause.errors import RootcauseError
+
+    files: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            files.extend(sorted(p for p in path.rglob("*.json") if p.is_file()))
+        elif path.is_file():
+            files.append(path)
+        else:
+            raise NotFoundError(f"{path}: no such file or directory")
+    today = dt.date.today()
+    written = refused = 0
+    for file in files:
+        try:
+            data = json.loads(file.read_text(encoding="utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            print(f"{file}: refused: not JSON ({exc})")
+            refused += 1
+            continue
+        try:
+            imported = detect_and_convert(data, str(file), today)
+        except RootcauseError as exc:
+            print(f"{file}: refused: {exc}")
+            refused += 1
+            continue
+        target = into / f"{imported.entry.id}.yaml"
+        if target.exists() and not force:
+            print(f"{file}: skipped: {target} exists (use --force)")
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(target, dump_entry(imported.entry))
+        written += 1
+        for note in imported.unmapped:
+            print(f"{file}: not mapped: {note}")
+    print(f"{written} imported, {refused} refused, {len(files)} files", file=sys.stderr)
+    raise typer.Exit(1 if refused else 0)
+
+
 def checks() -> None:
     """List the lint check codes."""
     for code, (severity, text) in CHECKS.items():
@@ -198,3 +245,4 @@ def register(app: typer.Typer) -> None:
     app.command()(stats)
     app.command()(schema)
     app.command("lint-codes")(checks)
+    app.command("import")(import_entries)

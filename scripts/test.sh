@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs everything the tests need on a fresh machine, then runs lint and the tests.
+# Used by the README's test command and by CI (.ci/run).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else "$@"; fi; }
+
+# Debian's Chromium (page tests) and CJK fonts (Chinese pages, screenshots).
+if ! command -v chromium >/dev/null 2>&1; then
+  as_root apt-get update -qq
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-noto-cjk >/dev/null
+fi
+
+# PostgreSQL at 127.0.0.1:5432 (trust auth, database "test"): start it if it is down.
+if command -v pg_isready >/dev/null 2>&1 && ! pg_isready -h 127.0.0.1 -p 5432 -q; then
+  if [ -d /etc/postgresql ]; then
+    as_root pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql | head -n1)" main start || true
+  fi
+  for _ in $(seq 1 30); do pg_isready -h 127.0.0.1 -p 5432 -q && break; sleep 1; done
+fi
+
+# The project and its test dependencies (torch==2.13.0 is the CPU build on this disk).
+if [ ! -x .venv/bin/python ]; then python3 -m venv .venv; fi
+.venv/bin/python -m pip install -q --upgrade pip >/dev/null
+.venv/bin/python -m pip install -q -e '.[test]'
+
+.venv/bin/ruff check src tests bench
+.venv/bin/rootcause lint
+exec .venv/bin/python -m pytest "$@"

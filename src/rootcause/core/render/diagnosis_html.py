@@ -1,0 +1,69 @@
+"""The diagnosis results page: the CLI's diagnosis, as HTML. A pure function of a
+:class:`Diagnosis`; every text goes through Jinja's autoescaping."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rootcause.core.diagnosis import Diagnosis, Finding
+from rootcause.core.render.diagnosis_view import _label, _where, diagnosis_markdown
+from rootcause.core.render.html import entry_href, environment
+
+
+def _finding(f: Finding, root: str) -> dict[str, Any]:
+    return {
+        "id": f.id,
+        "href": entry_href(f.id, root),
+        "href_zh": entry_href(f.id, root, "zh"),
+        "score": f"{f.score:.2f}",
+        "label": _label(f),
+        "role": f.role,
+        "generic": f.generic,
+        "signature": f.signature,
+        "where": _where(f),
+        "lines": "\n".join(ref.text for ref in f.lines[:3]),
+        "params": list(f.params.items()),
+        "versions": f.versions.status.value,
+        "reasons": "; ".join(f.versions.reasons),
+        "root_cause": f.root_cause,
+        "workarounds": [
+            {
+                "action": w.action,
+                "rate": f"{round(w.success_rate * 100)}%",
+                "basis": w.basis,
+                "condition": w.condition,
+                "how": w.how,
+            }
+            for w in f.workarounds
+        ],
+        "dead_ends": [{"action": d.action, "why_fails": d.why_fails} for d in f.dead_ends],
+    }
+
+
+def diagnosis_context(d: Diagnosis, root: str = "") -> dict[str, Any]:
+    return {
+        "lang": "en",
+        "lang_attr": "en",
+        "root": root,
+        "matched": d.matched,
+        "findings": [_finding(f, root) for f in d.findings],
+        "abstain_reason": d.abstain_reason,
+        "nearest": [
+            {
+                "id": c.id,
+                "href": entry_href(c.id, root),
+                "score": f"{c.score:.2f}",
+                "signature": c.signature,
+            }
+            for c in d.nearest
+        ],
+        "environment": ", ".join(f"{k}=={v}" for k, v in sorted(d.environment.items())),
+        "inputs": [i.model_dump() for i in d.inputs],
+        "truncated": d.truncated_hits,
+        "markdown": diagnosis_markdown(d),
+    }
+
+
+def render_diagnosis_html(d: Diagnosis, root: str = "") -> str:
+    """The results page; ``root`` is the relative path from the page to the site root."""
+    return environment().get_template("diagnosis.html").render(diagnosis_context(d, root))

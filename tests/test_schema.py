@@ -1,0 +1,42 @@
+"""The published JSON Schema is generated from the model and must not drift."""
+
+from __future__ import annotations
+
+import json
+
+import jsonschema
+import yaml
+from conftest import SEED_ID, run_cli
+
+from rootcause.adapters.canon_files import builtin_canon_dir
+from rootcause.core.model import Entry
+
+SCHEMA_FILE = builtin_canon_dir().parent / "schema" / "entry.schema.json"
+
+
+def test_checked_in_schema_is_current() -> None:
+    result = run_cli("schema", "--check", str(SCHEMA_FILE))
+    assert result.returncode == 0, result.stderr
+    assert json.loads(SCHEMA_FILE.read_text(encoding="utf-8")) == Entry.model_json_schema()
+
+
+def test_schema_check_fails_on_drift(tmp_path) -> None:
+    stale = tmp_path / "entry.schema.json"
+    stale.write_text("{}", encoding="utf-8")
+    result = run_cli("schema", "--check", str(stale))
+    assert result.returncode == 1 and "out of date" in result.stderr
+
+
+def test_seed_file_validates_against_the_published_schema() -> None:
+    schema = json.loads(SCHEMA_FILE.read_text(encoding="utf-8"))
+    data = yaml.safe_load((builtin_canon_dir() / f"{SEED_ID}.yaml").read_text(encoding="utf-8"))
+    data["modified"] = str(data["modified"])
+    data["first_seen"] = str(data["first_seen"])
+    jsonschema.validate(data, schema)
+    data["colour"] = "red"
+    try:
+        jsonschema.validate(data, schema)
+    except jsonschema.ValidationError as exc:
+        assert "colour" in str(exc)
+    else:
+        raise AssertionError("unknown fields must be rejected by the schema")
