@@ -35,9 +35,24 @@ def line_of(text: str, needle: str) -> int:
         ("  value: 0.75", "  value: 1.5", "fix_rate.value", "value: 1.5"),
         ("category: network_error", "category: network_error\ncolour: red", "colour", "colour: red"),
         ("- requirement: torch>=1.10", "- requirement: torch>>1.10", "versions.0.requirement", "torch>>1.10"),
-        ("- regex: NCCL communicator was aborted on rank (?P<rank>\\d+)", "- regex: (a)\\1 NCCL communicator was aborted on rank (?P<rank>\\d+)", "patterns.0.regex", "(a)\\1"),
-        ("- regex: NCCL communicator was aborted on rank (?P<rank>\\d+)", "- regex: (?=look)NCCL communicator was aborted on rank (?P<rank>\\d+)", "patterns.0.regex", "(?=look)"),
-        ("- regex: NCCL communicator was aborted on rank (?P<rank>\\d+)", "- regex: (unclosed NCCL communicator was aborted on rank (?P<rank>\\d+)", "patterns.0.regex", "(unclosed"),
+        (
+            "- regex: NCCL communicator was aborted on rank (?P<rank>\\d+)",
+            "- regex: (a)\\1 NCCL communicator was aborted on rank (?P<rank>\\d+)",
+            "patterns.0.regex",
+            "(a)\\1",
+        ),
+        (
+            "- regex: NCCL communicator was aborted on rank (?P<rank>\\d+)",
+            "- regex: (?=look)NCCL communicator was aborted on rank (?P<rank>\\d+)",
+            "patterns.0.regex",
+            "(?=look)",
+        ),
+        (
+            "- regex: NCCL communicator was aborted on rank (?P<rank>\\d+)",
+            "- regex: (unclosed NCCL communicator was aborted on rank (?P<rank>\\d+)",
+            "patterns.0.regex",
+            "(unclosed",
+        ),
         ("- https://pytorch.org/docs", "- not a url pytorch.org/docs", "official_docs.0", "not a url"),
         ("verification: ai_generated", "verification: trust_me", "verification", "trust_me"),
         ("modified: '2026-12-02'", "modified: '2026-13-45'", "modified", "2026-13-45"),
@@ -110,7 +125,10 @@ def test_dump_is_canonical_and_stable() -> None:
 
 
 def test_fmt_check_and_rewrite(tmp_path: Path) -> None:
-    messy = seed_text().replace("schema_version: 1\nid: pytorch/nccl-timeout-allreduce\n", "id: pytorch/nccl-timeout-allreduce\nschema_version: 1\n")
+    messy = seed_text().replace(
+        "schema_version: 1\nid: pytorch/nccl-timeout-allreduce\n",
+        "id: pytorch/nccl-timeout-allreduce\nschema_version: 1\n",
+    )
     path = write_entry(tmp_path, SEED_ID, messy)
     check = run_cli("fmt", "--check", str(tmp_path))
     assert check.returncode == 1 and str(path) in check.stdout

@@ -25,7 +25,9 @@ def deadends_canons(tmp_path_factory: pytest.TempPathFactory) -> Path:
     target = tmp_path_factory.mktemp("deadends")
     subprocess.run(
         [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target), "deadends-dev==0.9.0"],
-        check=True, capture_output=True, timeout=300,
+        check=True,
+        capture_output=True,
+        timeout=300,
     )
     canons = target / "data" / "canons"
     assert canons.is_dir()
@@ -76,7 +78,9 @@ def test_errorcanon_free_text_versions_and_empty_dead_ends() -> None:
         ],
         "os_specific": {},
         "dead_ends": [{"action": "", "why_fails": "x", "fail_rate": 0.6, "condition": "", "sources": []}],
-        "workarounds": [{"action": "Rebuild for the GPU", "success_rate": 0.9, "how": "TORCH_CUDA_ARCH_LIST=8.0 pip install ."}],
+        "workarounds": [
+            {"action": "Rebuild for the GPU", "success_rate": 0.9, "how": "TORCH_CUDA_ARCH_LIST=8.0 pip install ."}
+        ],
     }
     imported = detect_and_convert(data, "index.json", TODAY)
     entry = imported.entry

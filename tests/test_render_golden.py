@@ -85,9 +85,22 @@ def test_chinese_html_links_back_to_english(seed, browser, tmp_path: Path) -> No
 
 def test_json_keeps_errorcanon_field_names(seed) -> None:
     data = json.loads(render_document(seed, "json"))
-    leading = ["id", "signature", "signature_zh", "regex", "domain", "category", "subcategory",
-               "root_cause", "root_cause_type", "root_cause_zh", "versions", "os_specific",
-               "dead_ends", "workarounds"]
+    leading = [
+        "id",
+        "signature",
+        "signature_zh",
+        "regex",
+        "domain",
+        "category",
+        "subcategory",
+        "root_cause",
+        "root_cause_type",
+        "root_cause_zh",
+        "versions",
+        "os_specific",
+        "dead_ends",
+        "workarounds",
+    ]
     assert list(data)[: len(leading)] == leading
     assert set(data["versions"][0]) >= {"version", "introduced", "deprecated", "removed", "behavior_change", "status"}
     assert set(data["dead_ends"][0]) >= {"action", "why_fails", "fail_rate", "condition", "sources"}

@@ -51,9 +51,7 @@ class CanonError(RootcauseError):
     http_status = 500
     code = "invalid_canon"
 
-    def __init__(
-        self, path: str, message: str, *, line: int | None = None, field: str | None = None
-    ) -> None:
+    def __init__(self, path: str, message: str, *, line: int | None = None, field: str | None = None) -> None:
         self.path = path
         self.line = line
         self.field = field

@@ -48,9 +48,7 @@ def expand_paths(paths: list[str]) -> list[Path]:
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            found = sorted(
-                p for p in path.rglob("*") if p.is_file() and not p.name.startswith(".")
-            )
+            found = sorted(p for p in path.rglob("*") if p.is_file() and not p.name.startswith("."))
             files.extend(found)
         elif path.is_file():
             files.append(path)

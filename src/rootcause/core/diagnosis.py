@@ -127,9 +127,7 @@ def _top_workarounds(entry: Entry, limit: int = 3) -> list[WorkaroundView]:
 
 def _dead_ends(entry: Entry) -> list[DeadEndView]:
     return [
-        DeadEndView(
-            action=d.action, why_fails=d.why_fails, fail_rate=d.fail_rate.value, basis=d.fail_rate.basis.value
-        )
+        DeadEndView(action=d.action, why_fails=d.why_fails, fail_rate=d.fail_rate.value, basis=d.fail_rate.basis.value)
         for d in entry.dead_ends
     ]
 
@@ -153,7 +151,7 @@ def _finding(group: _Group, env: Environment) -> Finding:
             values = param_values.setdefault(key, [])
             if value not in values and len(values) < 16:
                 values.append(value)
-    first_source, first_hit = group.hits[0]
+    _, first_hit = group.hits[0]
     return Finding(
         id=entry.id,
         signature=entry.signature,
@@ -165,10 +163,7 @@ def _finding(group: _Group, env: Environment) -> Finding:
         count=group.count,
         ranks=ranks,
         sources=sorted({s for s, _ in group.hits}),
-        lines=[
-            LineRef(source=s, line=h.line, text=h.raw, rank=h.rank)
-            for s, h in group.hits[:MAX_LINES_PER_FINDING]
-        ],
+        lines=[LineRef(source=s, line=h.line, text=h.raw, rank=h.rank) for s, h in group.hits[:MAX_LINES_PER_FINDING]],
         params=first_hit.params,
         param_values=param_values,
         versions=verdict(entry, env),

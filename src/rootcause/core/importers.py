@@ -72,7 +72,9 @@ def _patterns(regex: str | None, signature: str, unmapped: list[str]) -> list[di
     return [{"regex": re.escape(signature.strip())[:1900], "note": "escaped signature (import)"}]
 
 
-def _version_item(text: str, unmapped: list[str], hardware: list[str], os_notes: dict[str, str]) -> dict[str, Any] | None:
+def _version_item(
+    text: str, unmapped: list[str], hardware: list[str], os_notes: dict[str, str]
+) -> dict[str, Any] | None:
     raw = text.strip()
     candidate = raw
     m = re.match(r"^([A-Za-z][\w.\-]*)\s+v?(\d+(?:\.\d+)*)$", raw)  # "CUDA 12.0" → cuda==12.0
@@ -159,7 +161,9 @@ def from_errorcanon(data: dict[str, Any], origin: str, today: dt.date) -> Import
     for v in data.get("versions") or []:
         item = _version_item(str(v.get("version", "")), unmapped, hardware, os_notes)
         if item is not None:
-            item["status"] = v.get("status") if v.get("status") in ("active", "fixed", "deprecated", "removed") else "active"
+            item["status"] = (
+                v.get("status") if v.get("status") in ("active", "fixed", "deprecated", "removed") else "active"
+            )
             for key in ("introduced", "deprecated", "removed", "fixed"):
                 if v.get(key):
                     item[key] = str(v[key])
@@ -183,14 +187,18 @@ def from_errorcanon(data: dict[str, Any], origin: str, today: dt.date) -> Import
         "first_seen": data.get("first_seen"),
         "fix_rate": _rate(data.get("fix_rate"), "fix_rate", unmapped),
         "confidence": _rate(data.get("confidence"), "confidence", unmapped),
-        "evidence": {"count": int(data["evidence"]), "basis": "estimate"} if str(data.get("evidence", "")).isdigit() else None,
+        "evidence": {"count": int(data["evidence"]), "basis": "estimate"}
+        if str(data.get("evidence", "")).isdigit()
+        else None,
         "versions": versions,
         "hardware": hardware,
         "os_specific": os_notes,
         "root_cause": data["root_cause"],
         "root_cause_zh": data.get("root_cause_zh"),
         "root_cause_type": data.get("root_cause_type") or "generic",
-        "official_docs": [data["official_docs"]] if isinstance(data.get("official_docs"), str) else data.get("official_docs"),
+        "official_docs": [data["official_docs"]]
+        if isinstance(data.get("official_docs"), str)
+        else data.get("official_docs"),
         "examples": data.get("examples") or [{"text": data["signature"], "source": {"kind": "import", "ref": origin}}],
         "sources": data.get("sources") or [{"kind": "import", "ref": origin, "note": "errorcanon-style index.json"}],
         **_common_lists(data, unmapped),
@@ -228,7 +236,11 @@ def from_deadends(data: dict[str, Any], origin: str, today: dt.date) -> Imported
         os_notes[str(env["os"])] = "reported environment"
     graph = data.get("transition_graph") or {}
     related: list[dict[str, str]] = []
-    for key, kind in (("leads_to", "leads-to"), ("preceded_by", "caused-by"), ("frequently_confused_with", "confused-with")):
+    for key, kind in (
+        ("leads_to", "leads-to"),
+        ("preceded_by", "caused-by"),
+        ("frequently_confused_with", "confused-with"),
+    ):
         for item in graph.get(key) or []:
             target = item if isinstance(item, str) else (item.get("error_id") or item.get("id") or "")
             target_parts = str(target).split("/")
@@ -252,7 +264,9 @@ def from_deadends(data: dict[str, Any], origin: str, today: dt.date) -> Imported
         "last_seen": error.get("last_confirmed"),
         "fix_rate": _rate(verdict.get("fix_success_rate"), "verdict.fix_success_rate", unmapped),
         "confidence": _rate(verdict.get("confidence"), "verdict.confidence", unmapped),
-        "evidence": {"count": int(meta["evidence_count"]), "basis": "estimate"} if isinstance(meta.get("evidence_count"), int) else None,
+        "evidence": {"count": int(meta["evidence_count"]), "basis": "estimate"}
+        if isinstance(meta.get("evidence_count"), int)
+        else None,
         "versions": versions,
         "os_specific": os_notes,
         "root_cause": verdict.get("summary") or error["signature"],

@@ -79,7 +79,9 @@ def code_for_field(field: str | None, message: str) -> str:
         return "RC002"
     if re.search(r"(rate|confidence)\b", f) or f.endswith(".value"):
         return "RC502"
-    if "versions" in f and ("requirement" in f or any(k in f for k in ("introduced", "fixed", "removed", "deprecated"))):
+    if "versions" in f and (
+        "requirement" in f or any(k in f for k in ("introduced", "fixed", "removed", "deprecated"))
+    ):
         return "RC503"
     if "official_docs" in f or "URL" in message:
         return "RC504"

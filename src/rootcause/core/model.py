@@ -114,9 +114,7 @@ class Pattern(_Strict):
     """An RE2 pattern. Named groups become extracted parameters."""
 
     regex: str = Field(min_length=1)
-    window: int = Field(
-        default=1, ge=1, le=50, description="lines searched together (multi-line patterns)"
-    )
+    window: int = Field(default=1, ge=1, le=50, description="lines searched together (multi-line patterns)")
     note: str | None = None
 
     @field_validator("regex")
@@ -214,9 +212,7 @@ class Entry(_Strict):
     category: str
     subcategory: str | None = None
     error_code: str | None = None
-    generic: bool = Field(
-        default=False, description="a catch-all entry; never outranks a specific one"
-    )
+    generic: bool = Field(default=False, description="a catch-all entry; never outranks a specific one")
     role: Role = Role.CAUSE
     verification: Verification = Verification.AI_GENERATED
     resolvable: Resolvable = "partial"
@@ -245,9 +241,7 @@ class Entry(_Strict):
     @classmethod
     def _check_id(cls, value: str) -> str:
         if not ID_RE.match(value):
-            raise ValueError(
-                f"{value!r} is not an id of the form domain/slug (lowercase, digits, dashes)"
-            )
+            raise ValueError(f"{value!r} is not an id of the form domain/slug (lowercase, digits, dashes)")
         return value
 
     @field_validator("schema_version")

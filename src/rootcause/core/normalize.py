@@ -36,7 +36,10 @@ _FRAMING = [
     ),
     ("time", re.compile(r"^\[?\d\d:\d\d:\d\d(?:[.,]\d+)?\]?\s+")),
     # Python logging level after a timestamp: "ERROR:root:" / "- ERROR - "
-    ("level", re.compile(r"^(?:\[(?:INFO|WARNING|ERROR|CRITICAL|DEBUG)\]|(?:INFO|WARNING|ERROR|CRITICAL|DEBUG):[\w.]*:)\s?")),
+    (
+        "level",
+        re.compile(r"^(?:\[(?:INFO|WARNING|ERROR|CRITICAL|DEBUG)\]|(?:INFO|WARNING|ERROR|CRITICAL|DEBUG):[\w.]*:)\s?"),
+    ),
     # Slurm "srun --label": "3: message"
     ("slurm", re.compile(r"^\s{0,3}(?P<slurm_rank>\d{1,5}): ")),
 ]
@@ -92,7 +95,44 @@ def parameterise(text: str) -> str:
 
 _TOKEN_RE = re.compile(r"<\w+>|[A-Za-z_][A-Za-z0-9_]*")
 STOPWORDS = frozenset(
-    ["a", "an", "the", "of", "to", "in", "on", "at", "for", "and", "or", "is", "are", "was", "were", "be", "been", "by", "with", "as", "it", "this", "that", "from", "not", "no", "your", "you", "please", "can", "could", "may", "might", "will", "would", "should"]
+    [
+        "a",
+        "an",
+        "the",
+        "of",
+        "to",
+        "in",
+        "on",
+        "at",
+        "for",
+        "and",
+        "or",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "by",
+        "with",
+        "as",
+        "it",
+        "this",
+        "that",
+        "from",
+        "not",
+        "no",
+        "your",
+        "you",
+        "please",
+        "can",
+        "could",
+        "may",
+        "might",
+        "will",
+        "would",
+        "should",
+    ]
 )
 
 

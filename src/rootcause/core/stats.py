@@ -80,9 +80,7 @@ def beta_cdf(x: float, a: float, b: float) -> float:
         return 0.0
     if x >= 1.0:
         return 1.0
-    log_front = (
-        math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x)
-    )
+    log_front = math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x)
     front = math.exp(log_front)
     if x < (a + 1.0) / (a + b + 2.0):
         return front * _betacf(a, b, x) / a
@@ -119,9 +117,7 @@ class Posterior:
 
     def interval(self, mass: float = CREDIBLE_MASS) -> tuple[float, float]:
         tail = (1.0 - mass) / 2.0
-        return beta_quantile(tail, self.alpha, self.beta), beta_quantile(
-            1.0 - tail, self.alpha, self.beta
-        )
+        return beta_quantile(tail, self.alpha, self.beta), beta_quantile(1.0 - tail, self.alpha, self.beta)
 
     @property
     def confidence(self) -> float:
@@ -200,9 +196,7 @@ class Tally:
 
     @property
     def reports(self) -> int:
-        return sum(c.reports for c in self.workarounds.values()) + sum(
-            c.reports for c in self.dead_ends.values()
-        )
+        return sum(c.reports for c in self.workarounds.values()) + sum(c.reports for c in self.dead_ends.values())
 
     def add(
         self,
@@ -295,17 +289,14 @@ def _lift(entry: Entry, t: Tally, workarounds: list[Posterior | None]) -> Verifi
     if t.reports >= COMMUNITY_MIN_REPORTS and len(t.reporters) >= COMMUNITY_MIN_REPORTERS:
         earned = Verification.COMMUNITY
     strong = any(
-        p is not None and p.reports >= VERIFIED_MIN_REPORTS and p.mean >= VERIFIED_MIN_SUCCESS
-        for p in workarounds
+        p is not None and p.reports >= VERIFIED_MIN_REPORTS and p.mean >= VERIFIED_MIN_SUCCESS for p in workarounds
     )
     if strong and len(t.reporters) >= VERIFIED_MIN_REPORTERS:
         earned = Verification.VERIFIED
     return earned if earned.rank > entry.verification.rank else entry.verification
 
 
-def _contradictions(
-    entry: Entry, workarounds: list[Posterior | None], dead_ends: list[Posterior | None]
-) -> list[str]:
+def _contradictions(entry: Entry, workarounds: list[Posterior | None], dead_ends: list[Posterior | None]) -> list[str]:
     notes: list[str] = []
     pairs: list[tuple[str, float, Posterior | None]] = [
         (f"workaround {i + 1} success rate", w.success_rate.value, p)
@@ -319,8 +310,7 @@ def _contradictions(
             continue
         if abs(p.mean - canon) >= CONTRADICTION_GAP:
             notes.append(
-                f"review: {what} is {p.mean:.2f} measured from {p.reports} reports, "
-                f"the canon says {canon:.2f}"
+                f"review: {what} is {p.mean:.2f} measured from {p.reports} reports, the canon says {canon:.2f}"
             )
     if entry.verification.rank >= Verification.REPRODUCED.rank:
         weak = [p for p in workarounds if p is not None and p.reports >= CONTRADICTION_MIN_REPORTS]
@@ -350,31 +340,21 @@ def recompute(entry: Entry, t: Tally) -> Recomputed:
     workarounds: list[Workaround] = []
     for i, w in enumerate(entry.workarounds):
         c = t.workarounds.get(i)
-        p = (
-            None
-            if c is None or c.reports == 0
-            else posterior(w.success_rate.value, c.worked_share, c.reports)
-        )
+        p = None if c is None or c.reports == 0 else posterior(w.success_rate.value, c.worked_share, c.reports)
         wa_posts.append(p)
         workarounds.append(w if p is None else w.model_copy(update={"success_rate": _measured(p)}))
     de_posts: list[Posterior | None] = []
     dead_ends: list[DeadEnd] = []
     for i, d in enumerate(entry.dead_ends):
         c = t.dead_ends.get(i)
-        p = (
-            None
-            if c is None or c.reports == 0
-            else posterior(d.fail_rate.value, c.failed_share, c.reports)
-        )
+        p = None if c is None or c.reports == 0 else posterior(d.fail_rate.value, c.failed_share, c.reports)
         de_posts.append(p)
         dead_ends.append(d if p is None else d.model_copy(update={"fail_rate": _measured(p)}))
 
     pooled = Counts()
     for i, c in t.workarounds.items():
         if 0 <= i < len(entry.workarounds):
-            pooled = Counts(
-                pooled.worked + c.worked, pooled.partial + c.partial, pooled.failed + c.failed
-            )
+            pooled = Counts(pooled.worked + c.worked, pooled.partial + c.partial, pooled.failed + c.failed)
     update: dict[str, Any] = {
         "workarounds": workarounds,
         "dead_ends": dead_ends,
@@ -386,9 +366,7 @@ def recompute(entry: Entry, t: Tally) -> Recomputed:
         prior = entry.fix_rate.value if entry.fix_rate is not None else None
         fix = posterior(prior, pooled.worked_share, pooled.reports)
         update["fix_rate"] = _measured(fix)
-        update["confidence"] = Rate(
-            value=round(fix.confidence, 2), basis=Basis.MEASURED, reports=fix.reports
-        )
+        update["confidence"] = Rate(value=round(fix.confidence, 2), basis=Basis.MEASURED, reports=fix.reports)
     if t.first is not None:
         update["first_seen"] = min(d for d in (entry.first_seen, t.first) if d is not None)
     if t.last is not None:

@@ -26,8 +26,20 @@ def _installed_env() -> Environment:
     from importlib.metadata import PackageNotFoundError, version
 
     env: Environment = {}
-    for name in ("torch", "transformers", "accelerate", "datasets", "tokenizers", "safetensors",
-                 "peft", "bitsandbytes", "deepspeed", "numpy", "flash-attn", "triton"):
+    for name in (
+        "torch",
+        "transformers",
+        "accelerate",
+        "datasets",
+        "tokenizers",
+        "safetensors",
+        "peft",
+        "bitsandbytes",
+        "deepspeed",
+        "numpy",
+        "flash-attn",
+        "triton",
+    ):
         try:
             env[name] = version(name)
         except PackageNotFoundError:
@@ -49,8 +61,12 @@ def run_diagnosis(paths: list[str], env: Environment, canon: list[str], show_pro
     total = _total_size(paths)
     if show_progress and total >= PROGRESS_MIN_BYTES:
         with Progress(
-            "[progress.description]{task.description}", BarColumn(), DownloadColumn(),
-            TransferSpeedColumn(), console=Console(stderr=True), transient=True,
+            "[progress.description]{task.description}",
+            BarColumn(),
+            DownloadColumn(),
+            TransferSpeedColumn(),
+            console=Console(stderr=True),
+            transient=True,
         ) as progress:
             task = progress.add_task("scanning", total=total)
             return diagnose_sources(sources, index, env, progress=lambda n: progress.advance(task, n))
@@ -58,11 +74,22 @@ def run_diagnosis(paths: list[str], env: Environment, canon: list[str], show_pro
 
 
 def diagnose(
-    paths: Annotated[list[str] | None, typer.Argument(help="Log files (.gz too) or folders of rank logs; '-' or nothing reads stdin.")] = None,
-    output: Annotated[Literal["text", "json", "md"], typer.Option("--format", "-f", envvar="ROOTCAUSE_FORMAT", help="Output format.")] = "text",
-    env_spec: Annotated[str | None, typer.Option("--env", envvar="ROOTCAUSE_ENV", help="Versions, e.g. torch==2.1.0,nccl==2.18")] = None,
-    detect_env: Annotated[bool, typer.Option("--detect-env", help="Also read versions of packages installed in this Python.")] = False,
-    canon: Annotated[list[str] | None, typer.Option("--canon", metavar="PATH", help="Extra canon folder (repeatable).")] = None,
+    paths: Annotated[
+        list[str] | None,
+        typer.Argument(help="Log files (.gz too) or folders of rank logs; '-' or nothing reads stdin."),
+    ] = None,
+    output: Annotated[
+        Literal["text", "json", "md"], typer.Option("--format", "-f", envvar="ROOTCAUSE_FORMAT", help="Output format.")
+    ] = "text",
+    env_spec: Annotated[
+        str | None, typer.Option("--env", envvar="ROOTCAUSE_ENV", help="Versions, e.g. torch==2.1.0,nccl==2.18")
+    ] = None,
+    detect_env: Annotated[
+        bool, typer.Option("--detect-env", help="Also read versions of packages installed in this Python.")
+    ] = False,
+    canon: Annotated[
+        list[str] | None, typer.Option("--canon", metavar="PATH", help="Extra canon folder (repeatable).")
+    ] = None,
     no_progress: Annotated[bool, typer.Option("--no-progress", help="Never show a progress bar.")] = False,
 ) -> None:
     """Diagnose an error message, a traceback, a whole log, or one log per rank.

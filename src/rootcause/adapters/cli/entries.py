@@ -67,7 +67,9 @@ def show(
 
 def fmt(
     paths: Annotated[list[Path] | None, typer.Argument(help="Files or folders (default: the canon folders)")] = None,
-    check: Annotated[bool, typer.Option("--check", help="Report files that are not canonical; change nothing.")] = False,
+    check: Annotated[
+        bool, typer.Option("--check", help="Report files that are not canonical; change nothing.")
+    ] = False,
     canon: CanonOpt = None,
 ) -> None:
     """Rewrite entry files in canonical key order (or --check them)."""
@@ -123,8 +125,7 @@ def lint(
                     "errors": len(errors),
                     "warnings": len(problems) - len(errors),
                     "findings": [
-                        {"path": p.path, "code": p.code, "severity": p.severity, "message": p.message}
-                        for p in problems
+                        {"path": p.path, "code": p.code, "severity": p.severity, "message": p.message} for p in problems
                     ],
                 },
                 indent=2,
@@ -137,7 +138,9 @@ def lint(
     raise typer.Exit(1 if errors else 0)
 
 
-def stats(canon: CanonOpt = None, output: Annotated[Literal["text", "json"], typer.Option("--format", "-f")] = "text") -> None:
+def stats(
+    canon: CanonOpt = None, output: Annotated[Literal["text", "json"], typer.Option("--format", "-f")] = "text"
+) -> None:
     """Counts by domain, category and verification, and measured versus estimated rates."""
     from collections import Counter
 
@@ -161,8 +164,10 @@ def stats(canon: CanonOpt = None, output: Annotated[Literal["text", "json"], typ
         print(json.dumps(data, indent=2))
         return
     console = Console()
-    console.print(f"[bold]{data['entries']}[/] entries ({data['withdrawn']} withdrawn); "
-                  f"{measured} with measured rates, {len(entries) - measured} with estimates only")
+    console.print(
+        f"[bold]{data['entries']}[/] entries ({data['withdrawn']} withdrawn); "
+        f"{measured} with measured rates, {len(entries) - measured} with estimates only"
+    )
     for key in ("by_domain", "by_category", "by_verification"):
         table = Table(title=key.replace("_", " "), title_justify="left")
         table.add_column(key.split("_")[1])

@@ -27,9 +27,7 @@ except ImportError:  # pragma: no cover - exercised on other architectures
     hyperscan = None
 
 # Lines that look like an error, for the lexical stage.
-ERRORISH_REGEX = (
-    r"(?:[a-z]Error|Exception|Failure|[Ee]rror:|ERROR|FATAL|[Ff]atal|failed|timed out|Killed)"
-)
+ERRORISH_REGEX = r"(?:[a-z]Error|Exception|Failure|[Ee]rror:|ERROR|FATAL|[Ff]atal|failed|timed out|Killed)"
 MAX_WINDOW = 50
 
 
@@ -54,9 +52,7 @@ class CompiledIndex:
                     rx = compile_re2(p.regex)
                 except PatternError as exc:
                     raise PatternError(f"{entry.id}: patterns.{n}: {exc}") from None
-                self.patterns.append(
-                    CompiledPattern(entry.id, p.regex, p.window, tuple(group_names(p.regex)), rx)
-                )
+                self.patterns.append(CompiledPattern(entry.id, p.regex, p.window, tuple(group_names(p.regex)), rx))
         self.windows = sorted({p.window for p in self.patterns})
         self.max_window = max(self.windows, default=1)
         self._sets: dict[int, tuple[Any, list[int]]] = {}

@@ -8,6 +8,7 @@ never reach Python. Memory holds one chunk and a few tail lines.
 
 from __future__ import annotations
 
+import contextlib
 from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -111,10 +112,8 @@ class SourceScanner:
         size = len(chunk)
         while pos < size:
             found.clear()
-            try:
+            with contextlib.suppress(hyperscan.ScanTerminated):
                 self.index.hs_db.scan(view[pos:], match_event_handler=on_match)
-            except hyperscan.ScanTerminated:
-                pass
             if not found:
                 break
             end = pos + found[0]
@@ -174,10 +173,7 @@ class SourceScanner:
         matched = False
         index = self.index
         for window in index.windows:
-            if window == 1:
-                text = clean.text
-            else:
-                text = "\n".join(list(self._tail)[-window:])
+            text = clean.text if window == 1 else "\n".join(list(self._tail)[-window:])
             for p in index.candidates(text, window):
                 params = index.confirm(p, text)
                 if params is None:
@@ -187,9 +183,7 @@ class SourceScanner:
                     self.result.truncated_hits += 1
                     continue
                 first = line_no - (text.count("\n") if window > 1 else 0)
-                self.result.hits.append(
-                    Hit(p, line_no, first, raw[:2000], clean.text[:2000], params, clean.rank)
-                )
+                self.result.hits.append(Hit(p, line_no, first, raw[:2000], clean.text[:2000], params, clean.rank))
         return matched
 
     def _repair_wrapped(self, lines: list[str]) -> None:

@@ -25,7 +25,7 @@ def _ranks(ranks: list[int]) -> str:
     """[0, 1, 2, 5] → '0-2,5'."""
     out: list[str] = []
     start = prev = None
-    for r in ranks + [None]:  # type: ignore[list-item]
+    for r in [*ranks, None]:
         if start is None:
             start = prev = r
         elif r is not None and prev is not None and r == prev + 1:

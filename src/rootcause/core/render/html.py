@@ -71,9 +71,7 @@ def _stats(entry: Entry, lang: Lang) -> list[dict[str, str]]:
         }
     )
     if entry.first_seen:
-        stats.append(
-            {"value": entry.first_seen.isoformat(), "label": label("first_seen", lang), "basis": ""}
-        )
+        stats.append({"value": entry.first_seen.isoformat(), "label": label("first_seen", lang), "basis": ""})
     return stats
 
 
@@ -159,14 +157,8 @@ def entry_context(entry: Entry, lang: Lang = "en", root: str = "../../../") -> d
             for d in entry.dead_ends
         ],
         "provenance": _provenance(entry, lang),
-        "related": [
-            {"id": r.id, "type": r.type.value, "href": entry_href(r.id, root, lang)}
-            for r in entry.related
-        ],
-        "examples": [
-            {"text": ex.text, "source": f"{ex.source.kind.value}: {ex.source.ref}"}
-            for ex in entry.examples
-        ],
+        "related": [{"id": r.id, "type": r.type.value, "href": entry_href(r.id, root, lang)} for r in entry.related],
+        "examples": [{"text": ex.text, "source": f"{ex.source.kind.value}: {ex.source.ref}"} for ex in entry.examples],
         "sources": [f"{s.kind.value}: {s.ref}" + (f" — {s.note}" if s.note else "") for s in entry.sources],
     }
 

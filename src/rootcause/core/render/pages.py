@@ -68,9 +68,7 @@ def _facets(entries: Sequence[Entry], root: str, current: str | None = None) -> 
     }
 
 
-def render_home(
-    entries: Sequence[Entry], *, root: str = "", server: bool = True, max_upload: str = ""
-) -> str:
+def render_home(entries: Sequence[Entry], *, root: str = "", server: bool = True, max_upload: str = "") -> str:
     ctx = _base(root) | _facets(entries, root) | {"server": server, "max_upload": max_upload}
     return environment().get_template("home.html").render(ctx)
 
@@ -80,8 +78,7 @@ def _groups(entries: Iterable[Entry], key: str, root: str) -> list[dict[str, Any
     for e in sorted(entries, key=lambda e: e.id):
         grouped.setdefault(getattr(e, key), []).append(e)
     return [
-        {"heading": heading, "entries": [summary(e, root) for e in group]}
-        for heading, group in sorted(grouped.items())
+        {"heading": heading, "entries": [summary(e, root) for e in group]} for heading, group in sorted(grouped.items())
     ]
 
 
@@ -110,11 +107,7 @@ def render_browse(
 def render_search(query: str, hits: Sequence[SearchHit], *, root: str, server: bool = True) -> str:
     results = [
         summary(h.entry, root)
-        | {
-            "why": "matches the message"
-            if h.matched_by == "pattern"
-            else f"{round(h.score * 100)}% of the words"
-        }
+        | {"why": "matches the message" if h.matched_by == "pattern" else f"{round(h.score * 100)}% of the words"}
         for h in hits
     ]
     ctx = _base(root) | {"query": query, "results": results, "server": server}
@@ -131,9 +124,7 @@ def render_llms(entries: Sequence[Entry], *, base: str = "", server: bool = Fals
     by_domain: dict[str, list[dict[str, str]]] = {}
     for e in sorted(entries, key=lambda e: e.id):
         if not e.is_withdrawn:
-            by_domain.setdefault(e.domain, []).append(
-                {"id": e.id, "signature": " ".join(e.signature.split())[:300]}
-            )
+            by_domain.setdefault(e.domain, []).append({"id": e.id, "signature": " ".join(e.signature.split())[:300]})
     domains = [{"name": d, "entries": rows} for d, rows in sorted(by_domain.items())]
     text = environment().get_template("llms.txt").render(base=base, domains=domains, server=server)
     return text.rstrip("\n") + "\n"
@@ -150,11 +141,7 @@ def site_paths(entries: Sequence[Entry]) -> list[str]:
 
 
 def render_sitemap(entries: Sequence[Entry], base: str) -> str:
-    lastmod = {
-        f"errors/{e.id}/{page}": e.modified.isoformat()
-        for e in entries
-        for page in ("index.html", "zh.html")
-    }
+    lastmod = {f"errors/{e.id}/{page}": e.modified.isoformat() for e in entries for page in ("index.html", "zh.html")}
     rows = [
         '<?xml version="1.0" encoding="UTF-8"?>',
         '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">',

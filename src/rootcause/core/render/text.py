@@ -44,7 +44,10 @@ def render_text(entry: Entry, lang: Lang = "en") -> RenderableType:
             versions.add_column(label(key, lang))
         for v in entry.versions:
             versions.add_row(
-                escape(v.requirement), v.status.value, v.introduced or "—", v.deprecated or "—",
+                escape(v.requirement),
+                v.status.value,
+                v.introduced or "—",
+                v.deprecated or "—",
                 escape(v.notes or "—"),
             )
         parts.append(versions)
