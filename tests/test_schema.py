@@ -40,3 +40,12 @@ def test_seed_file_validates_against_the_published_schema() -> None:
         assert "colour" in str(exc)
     else:
         raise AssertionError("unknown fields must be rejected by the schema")
+
+
+def test_lint_codes_doc_is_generated_from_the_code() -> None:
+    from pathlib import Path
+
+    doc = Path(__file__).parent.parent / "docs" / "lint.md"
+    result = run_cli("lint-codes", "--markdown")
+    assert result.returncode == 0
+    assert doc.read_text(encoding="utf-8") == result.stdout

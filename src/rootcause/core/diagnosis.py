@@ -140,6 +140,7 @@ class _Group:
     first: tuple[int, int]
     hits: list[tuple[str, Hit]]
     count: int = 0
+    specificity: int = 0
 
 
 def _finding(group: _Group, env: Environment) -> Finding:
@@ -173,12 +174,13 @@ def _finding(group: _Group, env: Environment) -> Finding:
     )
 
 
-def _rank_key(group: _Group) -> tuple[int, int, int, int, int]:
+def _rank_key(group: _Group) -> tuple[int, int, int, int, int, int]:
     return (
         int(group.entry.generic),
         ROLE_ORDER[group.entry.role],
         int(group.matched_by != "pattern"),
         *group.first,
+        -group.specificity,
     )
 
 
@@ -215,6 +217,8 @@ def diagnose_sources(
             if group is None:
                 score = GENERIC_SCORE if entry.generic else PATTERN_SCORE
                 group = groups[entry_id] = _Group(entry, "pattern", score, (order, hit.first_line), [])
+            if (order, hit.first_line) == group.first:
+                group.specificity = max(group.specificity, index.patterns[hit.pattern].specificity)
             group.count += 1
             if len(group.hits) < 64:
                 group.hits.append((source.name, hit))

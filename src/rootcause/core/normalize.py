@@ -82,7 +82,7 @@ def strip_framing(line: str) -> CleanLine:
 _PARAMS = [
     (re.compile(r"0x[0-9a-fA-F]+"), " <hex> "),
     (re.compile(r"(?:[A-Za-z]:)?(?:[\w.\-~]*/)+[\w.\-]+"), " <path> "),
-    (re.compile(r"\b\d+(?:\.\d+)+\b"), " <num> "),
+    (re.compile(r"\bv?\d+(?:\.\d+)+\b"), " <num> "),
     (re.compile(r"\b\d+\b"), " <num> "),
 ]
 

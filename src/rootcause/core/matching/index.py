@@ -16,7 +16,7 @@ from typing import Any
 import re2
 
 from rootcause.core.matching.lexical import LexicalIndex
-from rootcause.core.matching.patterns import compile_re2, group_names, prefilter_source
+from rootcause.core.matching.patterns import compile_re2, group_names, literal_length, prefilter_source
 from rootcause.core.model import Entry
 from rootcause.core.versions import ENV_HINT_REGEX
 from rootcause.errors import PatternError
@@ -27,7 +27,7 @@ except ImportError:  # pragma: no cover - exercised on other architectures
     hyperscan = None
 
 # Lines that look like an error, for the lexical stage.
-ERRORISH_REGEX = r"(?:[a-z]Error|Exception|Failure|[Ee]rror:|ERROR|FATAL|[Ff]atal|failed|timed out|Killed)"
+ERRORISH_REGEX = r"(?:[a-z](?:Error|Exception)\b|\b(?:[Ee]rror|ERROR|FATAL|[Ff]atal)\b *[:\]]|NCCL WARN)"
 MAX_WINDOW = 50
 
 
@@ -38,6 +38,7 @@ class CompiledPattern:
     window: int
     names: tuple[str, ...]
     rx: Any  # re2._Regexp
+    specificity: int  # literal characters: breaks ties between entries matching one line
 
 
 class CompiledIndex:
@@ -52,7 +53,9 @@ class CompiledIndex:
                     rx = compile_re2(p.regex)
                 except PatternError as exc:
                     raise PatternError(f"{entry.id}: patterns.{n}: {exc}") from None
-                self.patterns.append(CompiledPattern(entry.id, p.regex, p.window, tuple(group_names(p.regex)), rx))
+                names = tuple(group_names(p.regex))
+                specificity = literal_length(p.regex)
+                self.patterns.append(CompiledPattern(entry.id, p.regex, p.window, names, rx, specificity))
         self.windows = sorted({p.window for p in self.patterns})
         self.max_window = max(self.windows, default=1)
         self._sets: dict[int, tuple[Any, list[int]]] = {}

@@ -44,3 +44,11 @@ def prefilter_source(regex: str) -> str:
         src = src[:-1]
     src = src.replace("(?m)", "")
     return src.replace("\\n", "\\n[^\\n]{0,48}?")
+
+
+_META = re.compile(r"\\[dDwWsSbB]|\\.|\[[^\]]*\]|\(\?P<\w+>|\(\?[:=!iIsSmM-]*:?|[()|*+?{}^$.]|\{\d+(?:,\d*)?\}")
+
+
+def literal_length(regex: str) -> int:
+    """Roughly how many literal characters a pattern demands (more = more specific)."""
+    return len(_META.sub("", regex))

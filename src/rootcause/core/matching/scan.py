@@ -9,11 +9,12 @@ never reach Python. Memory holds one chunk and a few tail lines.
 from __future__ import annotations
 
 import contextlib
+import re
 from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-from rootcause.core.matching.index import CompiledIndex, hyperscan
+from rootcause.core.matching.index import ERRORISH_REGEX, CompiledIndex, hyperscan
 from rootcause.core.normalize import CleanLine, strip_framing
 from rootcause.core.versions import Environment, versions_in_line
 
@@ -204,9 +205,11 @@ class SourceScanner:
                     )
 
 
+_ERRORISH = re.compile(ERRORISH_REGEX)
+
+
 def _looks_errorish(text: str) -> bool:
-    low = text.lower()
-    return any(k in low for k in ("error", "exception", "fail", "fatal", "timed out", "killed"))
+    return _ERRORISH.search(text) is not None
 
 
 def scan_source(index: CompiledIndex, chunks: Iterable[bytes]) -> ScanResult:

@@ -1,0 +1,88 @@
+"""Single-message latency against canon size (1k, 10k, 100k entries), in-process,
+next to the naive approach (Python `re` over each entry's regex in turn).
+
+    python bench/latency.py --sizes 1000 10000 100000
+
+Large canons are synthesised from the real entries: each copy's patterns get a unique
+literal prefix, so they never match the real messages (as most entries of a big canon
+do not match a given message), while the real entries still do.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import statistics
+import time
+from pathlib import Path
+
+from rootcause.adapters.loading import load_entries
+from rootcause.core.diagnosis import diagnose_text
+from rootcause.core.matching.index import CompiledIndex
+from rootcause.core.model import Entry
+
+
+def synthesise(real: list[Entry], n: int) -> list[Entry]:
+    out = list(real)
+    i = 0
+    while len(out) < n:
+        base = real[i % len(real)]
+        tag = f"synth{i}"
+        patterns = [
+            p.model_copy(update={"regex": f"{tag}zq {p.regex.lstrip('^')}"}) for p in base.patterns
+        ]
+        out.append(base.model_copy(update={"id": f"{base.domain}/{base.slug}-{tag}", "patterns": patterns}))
+        i += 1
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 100000])
+    ap.add_argument("--messages", type=int, default=200)
+    ap.add_argument("--json", type=Path)
+    args = ap.parse_args()
+    real = load_entries()
+    messages = [ex.text for e in real for ex in e.examples][: args.messages]
+    rows = []
+    for size in args.sizes:
+        entries = synthesise(real, size)
+        t0 = time.perf_counter()
+        index = CompiledIndex(entries)
+        build = time.perf_counter() - t0
+        diagnose_text(messages[0], index)
+        lat = []
+        for msg in messages:
+            t = time.perf_counter()
+            diagnose_text(msg, index)
+            lat.append(time.perf_counter() - t)
+        naive = [(re.compile(p.regex.replace("(?P<", "(?P<")), e.id) for e in entries for p in e.patterns if p.window == 1]
+        naive_lat = []
+        for msg in messages[:50]:
+            t = time.perf_counter()
+            hits = []
+            for line in msg.splitlines():
+                for rx, eid in naive:
+                    if rx.search(line):
+                        hits.append(eid)
+            naive_lat.append(time.perf_counter() - t)
+        row = {
+            "entries": size,
+            "build_s": round(build, 2),
+            "median_ms": statistics.median(lat) * 1000,
+            "p99_ms": sorted(lat)[int(len(lat) * 0.99) - 1] * 1000,
+            "naive_median_ms": statistics.median(naive_lat) * 1000,
+        }
+        row["speedup"] = row["naive_median_ms"] / row["median_ms"]
+        rows.append(row)
+        print(json.dumps(row))
+    print("| entries | index build s | median ms | p99 ms | naive `re` median ms | speed-up |\n|---|---|---|---|---|---|")
+    for r in rows:
+        print(f"| {r['entries']:,} | {r['build_s']} | {r['median_ms']:.3f} | {r['p99_ms']:.3f} | {r['naive_median_ms']:.2f} | {r['speedup']:.0f}× |")
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=2))
+
+
+if __name__ == "__main__":
+    main()
