@@ -26,7 +26,7 @@ def diagnose(
     canon: list[str] | None = None,
 ) -> Diagnosis:
     """Diagnose a pasted text, or log files (plain or .gz, one per rank or combined)."""
-    from rootcause.adapters.inputs import open_sources
+    from rootcause.adapters.inputs import expand_paths, open_sources
     from rootcause.adapters.loading import load_index
     from rootcause.core.diagnosis import SourceInput, diagnose_sources
     from rootcause.core.matching.scan import iter_text_chunks
@@ -36,7 +36,7 @@ def diagnose(
     if text is not None:
         sources.append(SourceInput("<text>", iter_text_chunks(text)))
     if paths:
-        sources.extend(open_sources(paths))
+        sources.extend(open_sources([(str(p), p) for p in expand_paths(paths)]))
     return diagnose_sources(sources, index, env)
 
 

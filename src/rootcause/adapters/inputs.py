@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import atexit
 import gzip
+import os
 import re
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -36,10 +39,24 @@ def _read_chunks(path: Path) -> Iterator[bytes]:
         raise UsageError(f"{path}: cannot read: {exc}") from None
 
 
-def _stdin_chunks() -> Iterator[bytes]:
-    stream = sys.stdin.buffer
-    while chunk := stream.read(CHUNK):
-        yield chunk
+def spool_stdin() -> Path:
+    """Copy stdin to a temporary file in chunks, so it can be read twice in bounded memory."""
+    fd, name = tempfile.mkstemp(prefix="rootcause-stdin-", suffix=".log")
+    with os.fdopen(fd, "wb") as out:
+        stream = sys.stdin.buffer
+        while chunk := stream.read(CHUNK):
+            out.write(chunk)
+    atexit.register(lambda: Path(name).unlink(missing_ok=True))
+    return Path(name)
+
+
+def materialise(paths: list[str]) -> list[tuple[str, Path]]:
+    """(display name, file) for every input; '-' or nothing is stdin, spooled to a file."""
+    named: list[tuple[str, Path]] = []
+    if not paths or "-" in paths:
+        named.append(("<stdin>", spool_stdin()))
+    named += [(str(p), p) for p in expand_paths([p for p in paths if p != "-"])]
+    return named
 
 
 def expand_paths(paths: list[str]) -> list[Path]:
@@ -57,13 +74,6 @@ def expand_paths(paths: list[str]) -> list[Path]:
     return files
 
 
-def open_sources(paths: list[str]) -> list[SourceInput]:
-    """Every input as a lazily read source; '-' is stdin."""
-    sources: list[SourceInput] = []
-    if not paths or paths == ["-"]:
-        return [SourceInput("<stdin>", _stdin_chunks())]
-    for path in expand_paths([p for p in paths if p != "-"]):
-        sources.append(SourceInput(str(path), _read_chunks(path), rank_from_path(path)))
-    if "-" in paths:
-        sources.insert(0, SourceInput("<stdin>", _stdin_chunks()))
-    return sources
+def open_sources(named: list[tuple[str, Path]]) -> list[SourceInput]:
+    """Every input as a lazily read source."""
+    return [SourceInput(name, _read_chunks(path), rank_from_path(path)) for name, path in named]

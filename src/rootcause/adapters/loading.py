@@ -70,6 +70,9 @@ def load_index(extra: Iterable[str] = ()) -> CompiledIndex:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         write_atomic_bytes(path, pickle.dumps(payload))
+        for old in path.parent.glob("index-*.pickle"):
+            if old != path:
+                old.unlink(missing_ok=True)  # one cache per canon state
     except OSError:
         pass  # a read-only home still diagnoses, only slower
     return index

@@ -1,39 +1,27 @@
-"""Commands over the canon: show, fmt, lint, stats, schema."""
+"""Commands over the canon: show, fmt, lint, stats, schema, import.
+
+Heavy modules are imported inside each command, so that `rootcause diagnose` does not pay
+for the renderers and the linter at start-up.
+"""
 
 from __future__ import annotations
 
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING
 
-import typer
-import yaml
-from rich.console import Console
-from rich.table import Table
+import click
 
-from rootcause.adapters.canon_files import (
-    canon_dirs,
-    dump_entry,
-    iter_entry_files,
-    load_canon,
-    load_file,
-    write_atomic,
-)
-from rootcause.core.lint import CHECKS, LintFinding, code_for_field, lint_entries
-from rootcause.core.model import Entry
-from rootcause.core.render import render_document
-from rootcause.core.render.text import render_text
-from rootcause.errors import CanonError, NotFoundError, UsageError
-
-CanonOpt = Annotated[
-    list[str] | None,
-    typer.Option("--canon", help="Extra canon folder (repeatable); also $ROOTCAUSE_CANON.", metavar="PATH"),
-]
+if TYPE_CHECKING:
+    from rootcause.core.model import Entry
 
 
 def _entry(entry_id: str, canon: list[str] | None) -> Entry:
-    for loaded in load_canon(canon or []):
+    from rootcause.adapters.canon_files import load_canon
+    from rootcause.errors import NotFoundError
+
+    for loaded in load_canon(list(canon or [])):
         if loaded.entry.id == entry_id:
             return loaded.entry
     raise NotFoundError(f"no entry with id {entry_id!r}")
@@ -41,6 +29,8 @@ def _entry(entry_id: str, canon: list[str] | None) -> Entry:
 
 def known_env_vars() -> set[str]:
     from importlib import resources
+
+    import yaml
 
     names: set[str] = set()
     folder = resources.files("rootcause") / "data" / "env_vars"
@@ -51,30 +41,37 @@ def known_env_vars() -> set[str]:
     return names
 
 
-def show(
-    entry_id: Annotated[str, typer.Argument(metavar="ID", help="domain/slug")],
-    fmt: Annotated[Literal["text", "md", "json", "html"], typer.Option("--format", "-f")] = "text",
-    lang: Annotated[Literal["en", "zh"], typer.Option("--lang")] = "en",
-    canon: CanonOpt = None,
-) -> None:
+@click.command()
+@click.argument("entry_id", metavar="ID")
+@click.option(
+    "-f", "--format", "fmt", type=click.Choice(["text", "md", "json", "html"]), default="text", show_default=True
+)
+@click.option("--lang", type=click.Choice(["en", "zh"]), default="en", show_default=True)
+@click.option("--canon", multiple=True, metavar="PATH", help="Extra canon folder (repeatable); also $ROOTCAUSE_CANON.")
+def show(entry_id: str, fmt: str, lang: str, canon: tuple[str, ...]) -> None:
     """Show one entry as text, Markdown, JSON or HTML, in English or Chinese."""
-    entry = _entry(entry_id, canon)
+    from rich.console import Console
+
+    from rootcause.core.render import render_document
+    from rootcause.core.render.text import render_text
+
+    entry = _entry(entry_id, list(canon))
     if fmt == "text":
         Console(soft_wrap=True).print(render_text(entry, lang))
     else:
         sys.stdout.write(render_document(entry, fmt, lang))
 
 
-def fmt(
-    paths: Annotated[list[Path] | None, typer.Argument(help="Files or folders (default: the canon folders)")] = None,
-    check: Annotated[
-        bool, typer.Option("--check", help="Report files that are not canonical; change nothing.")
-    ] = False,
-    canon: CanonOpt = None,
-) -> None:
+@click.command()
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--check", is_flag=True, help="Report files that are not canonical; change nothing.")
+@click.option("--canon", multiple=True, metavar="PATH", help="Extra canon folder (repeatable); also $ROOTCAUSE_CANON.")
+def fmt(paths: tuple[Path, ...], check: bool, canon: tuple[str, ...]) -> None:
     """Rewrite entry files in canonical key order (or --check them)."""
+    from rootcause.adapters.canon_files import canon_dirs, dump_entry, iter_entry_files, load_file, write_atomic
+
     files: list[tuple[Path, str | None]] = []
-    roots = [Path(p) for p in paths] if paths else canon_dirs(canon or [])
+    roots = [Path(p) for p in paths] if paths else canon_dirs(list(canon))
     for root in roots:
         if root.is_file():
             files.append((root, None))
@@ -89,20 +86,24 @@ def fmt(
     if check:
         for file in changed:
             print(f"{file}: not in canonical form (run rootcause fmt)")
-        raise typer.Exit(1 if changed else 0)
+        raise click.exceptions.Exit(1 if changed else 0)
     for file, old, new in rendered:
         if old != new:
             write_atomic(file, new)
     print(f"{len(changed)} file(s) reformatted, {len(rendered) - len(changed)} unchanged", file=sys.stderr)
 
 
-def lint(
-    paths: Annotated[list[Path] | None, typer.Argument(help="Canon folders (default: all canon folders)")] = None,
-    output: Annotated[Literal["text", "json"], typer.Option("--format", "-f")] = "text",
-    canon: CanonOpt = None,
-) -> None:
+@click.command()
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option("-f", "--format", "output", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--canon", multiple=True, metavar="PATH", help="Extra canon folder (repeatable); also $ROOTCAUSE_CANON.")
+def lint(paths: tuple[Path, ...], output: str, canon: tuple[str, ...]) -> None:
     """Check the canon: schema, patterns, examples, collisions, duplicates, contradictions, content."""
-    roots = [Path(p) for p in paths] if paths else canon_dirs(canon or [])
+    from rootcause.adapters.canon_files import canon_dirs, iter_entry_files, load_file
+    from rootcause.core.lint import LintFinding, code_for_field, lint_entries
+    from rootcause.errors import CanonError, UsageError
+
+    roots = [Path(p) for p in paths] if paths else canon_dirs(list(canon))
     loaded: dict[str, tuple[Entry, str]] = {}
     problems: list[LintFinding] = []
     for root in roots:
@@ -135,16 +136,22 @@ def lint(
         for p in problems:
             print(p.line())
         print(f"{len(loaded)} entries, {len(errors)} errors, {len(problems) - len(errors)} warnings", file=sys.stderr)
-    raise typer.Exit(1 if errors else 0)
+    raise click.exceptions.Exit(1 if errors else 0)
 
 
-def stats(
-    canon: CanonOpt = None, output: Annotated[Literal["text", "json"], typer.Option("--format", "-f")] = "text"
-) -> None:
+@click.command()
+@click.option("-f", "--format", "output", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--canon", multiple=True, metavar="PATH", help="Extra canon folder (repeatable); also $ROOTCAUSE_CANON.")
+def stats(output: str, canon: tuple[str, ...]) -> None:
     """Counts by domain, category and verification, and measured versus estimated rates."""
     from collections import Counter
 
-    entries = [loaded.entry for loaded in load_canon(canon or [])]
+    from rich.console import Console
+    from rich.table import Table
+
+    from rootcause.adapters.canon_files import load_canon
+
+    entries = [loaded.entry for loaded in load_canon(list(canon))]
     measured = sum(
         1
         for e in entries
@@ -177,29 +184,32 @@ def stats(
         console.print(table)
 
 
-def schema(
-    check: Annotated[Path | None, typer.Option("--check", help="Fail if this schema file is out of date.")] = None,
-) -> None:
+@click.command()
+@click.option("--check", type=click.Path(path_type=Path), help="Fail if this schema file is out of date.")
+def schema(check: Path | None) -> None:
     """Print the entry JSON Schema generated from the model (or --check a checked-in copy)."""
+    from rootcause.core.model import Entry
+
     text = json.dumps(Entry.model_json_schema(), indent=2, ensure_ascii=False) + "\n"
     if check is not None:
         if not check.is_file() or check.read_text(encoding="utf-8") != text:
             print(f"{check}: out of date; regenerate with: rootcause schema > {check}", file=sys.stderr)
-            raise typer.Exit(1)
+            raise click.exceptions.Exit(1)
         return
     sys.stdout.write(text)
 
 
-def import_entries(
-    paths: Annotated[list[Path], typer.Argument(help="JSON files or folders of them")],
-    into: Annotated[Path, typer.Option("--into", help="Canon folder to write the converted entries to")],
-    force: Annotated[bool, typer.Option("--force", help="Overwrite entries that already exist")] = False,
-) -> None:
+@click.command("import")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--into", required=True, type=click.Path(path_type=Path), help="Canon folder to write the entries to.")
+@click.option("--force", is_flag=True, help="Overwrite entries that already exist.")
+def import_entries(paths: tuple[Path, ...], into: Path, force: bool) -> None:
     """Convert errorcanon-style index.json and deadends.dev canon JSON into canon files."""
     import datetime as dt
 
+    from rootcause.adapters.canon_files import dump_entry, write_atomic
     from rootcause.core.importers import detect_and_convert
-    from rootcause.errors import RootcauseError
+    from rootcause.errors import NotFoundError, RootcauseError
 
     files: list[Path] = []
     for path in paths:
@@ -234,13 +244,15 @@ def import_entries(
         for note in imported.unmapped:
             print(f"{file}: not mapped: {note}")
     print(f"{written} imported, {refused} refused, {len(files)} files", file=sys.stderr)
-    raise typer.Exit(1 if refused else 0)
+    raise click.exceptions.Exit(1 if refused else 0)
 
 
-def checks(
-    markdown: Annotated[bool, typer.Option("--markdown", help="Print the docs/lint.md table.")] = False,
-) -> None:
+@click.command("lint-codes")
+@click.option("--markdown", is_flag=True, help="Print the docs/lint.md table.")
+def lint_codes(markdown: bool) -> None:
     """List the lint check codes."""
+    from rootcause.core.lint import CHECKS
+
     if markdown:
         sys.stdout.write(lint_codes_markdown())
         return
@@ -249,6 +261,8 @@ def checks(
 
 
 def lint_codes_markdown() -> str:
+    from rootcause.core.lint import CHECKS
+
     lines = [
         "# Lint check codes",
         "",
@@ -261,13 +275,3 @@ def lint_codes_markdown() -> str:
     ]
     lines += [f"| {code} | {severity} | {text} |" for code, (severity, text) in CHECKS.items()]
     return "\n".join(lines) + "\n"
-
-
-def register(app: typer.Typer) -> None:
-    app.command()(show)
-    app.command()(fmt)
-    app.command()(lint)
-    app.command()(stats)
-    app.command()(schema)
-    app.command("lint-codes")(checks)
-    app.command("import")(import_entries)

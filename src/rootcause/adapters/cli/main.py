@@ -1,59 +1,70 @@
-"""The `rootcause` command. Each command group lives in its own module; this file only
-assembles them and translates errors into exit codes, once."""
+"""The `rootcause` command.
+
+Commands load lazily: `rootcause diagnose` imports only what a diagnosis needs, so a cold
+start stays close to bare Python. Errors become exit codes here, once.
+"""
 
 from __future__ import annotations
 
+import importlib
 import sys
 
 import click
-import typer
-from rich.console import Console
 
 from rootcause.errors import RootcauseError
 
-app = typer.Typer(
-    name="rootcause",
-    help="Known errors of the ML infrastructure stack: diagnose logs, browse and serve the canon.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,
-)
-
-_COMMAND_MODULES = ("entries", "diagnose", "triage", "service", "agents")
-
-
-def _register() -> None:
-    import importlib
-
-    for name in _COMMAND_MODULES:
-        try:
-            module = importlib.import_module(f"rootcause.adapters.cli.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name == f"rootcause.adapters.cli.{name}":
-                continue  # a command group that is not part of this build
-            raise
-        module.register(app)
+# command name -> "module:attribute" of a click command
+COMMANDS: dict[str, str] = {
+    "diagnose": "rootcause.adapters.cli.diagnose:diagnose",
+    "triage": "rootcause.adapters.cli.triage:triage",
+    "show": "rootcause.adapters.cli.entries:show",
+    "lint": "rootcause.adapters.cli.entries:lint",
+    "lint-codes": "rootcause.adapters.cli.entries:lint_codes",
+    "fmt": "rootcause.adapters.cli.entries:fmt",
+    "stats": "rootcause.adapters.cli.entries:stats",
+    "schema": "rootcause.adapters.cli.entries:schema",
+    "import": "rootcause.adapters.cli.entries:import_entries",
+    "serve": "rootcause.adapters.cli.service:serve",
+    "index": "rootcause.adapters.cli.service:index",
+    "outcomes": "rootcause.adapters.cli.service:outcomes",
+    "token": "rootcause.adapters.cli.service:token",
+    "build-site": "rootcause.adapters.cli.service:build_site",
+    "mcp": "rootcause.adapters.cli.agents:mcp",
+}
 
 
-_register()
+class LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        target = COMMANDS.get(cmd_name)
+        if target is None:
+            return None
+        module_name, attr = target.split(":")
+        return getattr(importlib.import_module(module_name), attr)
 
 
-def run() -> None:
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(package_name="rootcause")
+def app() -> None:
+    """Known errors of the ML infrastructure stack: diagnose logs, browse and serve the canon."""
+
+
+def run(argv: list[str] | None = None) -> None:
     """Entry point: run the app and map every error to its exit code."""
-    err = Console(stderr=True, highlight=False, soft_wrap=True)
     try:
-        code = app(standalone_mode=False)
+        code = app.main(args=argv, prog_name="rootcause", standalone_mode=False)
     except click.exceptions.Exit as exc:
         code = exc.exit_code
     except click.exceptions.Abort:
-        err.print("rootcause: aborted")
+        click.echo("rootcause: aborted", err=True)
         code = 130
     except click.ClickException as exc:
         exc.show()
-        code = 2 if isinstance(exc, click.UsageError) else exc.exit_code
+        code = exc.exit_code
     except RootcauseError as exc:
-        err.print(f"rootcause: error: {exc}", markup=False)
+        click.echo(f"rootcause: error: {' '.join(str(exc).split())}", err=True)
         code = exc.exit_code
     except BrokenPipeError:
         code = 0

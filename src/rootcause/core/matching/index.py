@@ -84,7 +84,9 @@ class CompiledIndex:
         if hyperscan is None:
             return None
         if blob is not None:
-            return hyperscan.loadb(blob)
+            db = hyperscan.loadb(blob, hyperscan.HS_MODE_BLOCK)
+            db.scratch = hyperscan.Scratch(db)  # a deserialised database comes without scratch space
+            return db
         sources = [prefilter_source(p.regex) for p in self.patterns]
         sources += [ERRORISH_REGEX, ENV_HINT_REGEX]
         flags = hyperscan.HS_FLAG_MULTILINE | hyperscan.HS_FLAG_PREFILTER | hyperscan.HS_FLAG_ALLOWEMPTY

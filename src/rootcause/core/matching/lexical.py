@@ -42,8 +42,16 @@ class LexicalIndex:
             for term, tf in bag.items():
                 index.postings.setdefault(term, []).append((doc, tf))
         index.avg_len = (sum(index.doc_len) / len(index.doc_len)) if index.doc_len else 1.0
-        index.self_score = [index._score_bag(bag)[doc] for doc, bag in enumerate(bags)]
+        index.self_score = [index._self_score(doc, bag) for doc, bag in enumerate(bags)]
         return index
+
+    def _self_score(self, doc: int, bag: Counter[str]) -> float:
+        """The document's score against a query equal to itself."""
+        total = 0.0
+        for term, tf in bag.items():
+            norm = tf * (K1 + 1) / (tf + K1 * (1 - B + B * self.doc_len[doc] / self.avg_len))
+            total += self._idf(term) * norm
+        return total
 
     def _idf(self, term: str) -> float:
         n = len(self.doc_entry)
