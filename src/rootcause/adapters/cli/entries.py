@@ -186,14 +186,18 @@ def stats(output: str, canon: tuple[str, ...]) -> None:
 
 @click.command()
 @click.option("--check", type=click.Path(path_type=Path), help="Fail if this schema file is out of date.")
-def schema(check: Path | None) -> None:
-    """Print the entry JSON Schema generated from the model (or --check a checked-in copy)."""
-    from rootcause.core.model import Entry
+@click.option("--of", "of", type=click.Choice(["entry", "diagnosis"]), default="entry", show_default=True)
+def schema(check: Path | None, of: str) -> None:
+    """Print a JSON Schema generated from the model (or --check a checked-in copy)."""
+    if of == "entry":
+        from rootcause.core.model import Entry as model
+    else:
+        from rootcause.core.diagnosis import Diagnosis as model
 
-    text = json.dumps(Entry.model_json_schema(), indent=2, ensure_ascii=False) + "\n"
+    text = json.dumps(model.model_json_schema(), indent=2, ensure_ascii=False) + "\n"
     if check is not None:
         if not check.is_file() or check.read_text(encoding="utf-8") != text:
-            print(f"{check}: out of date; regenerate with: rootcause schema > {check}", file=sys.stderr)
+            print(f"{check}: out of date; regenerate with: rootcause schema --of {of} > {check}", file=sys.stderr)
             raise click.exceptions.Exit(1)
         return
     sys.stdout.write(text)

@@ -1,0 +1,121 @@
+"""Each lint check fires on a deliberately bad entry; the shipped canon passes lint."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import SEED_ID, run_cli
+
+from rootcause.adapters.canon_files import builtin_canon_dir
+
+SEED_TEXT = (builtin_canon_dir() / f"{SEED_ID}.yaml").read_text(encoding="utf-8")
+GOOD_ID = "pytorch/lint-fixture-good"
+
+
+def entry_text(entry_id: str = GOOD_ID, **replace: str) -> str:
+    text = SEED_TEXT.replace(f"id: {SEED_ID}", f"id: {entry_id}")
+    for old, new in replace.items():
+        assert old in text, old
+        text = text.replace(old, new, 1)
+    return text
+
+
+def lint_folder(tmp_path: Path, files: dict[str, str]) -> dict[str, list[dict[str, str]]]:
+    for entry_id, text in files.items():
+        path = tmp_path / f"{entry_id}.yaml"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    result = run_cli("lint", str(tmp_path), "--format", "json")
+    data = json.loads(result.stdout)
+    by_code: dict[str, list[dict[str, str]]] = {}
+    for f in data["findings"]:
+        by_code.setdefault(f["code"], []).append(f)
+    assert result.returncode == (1 if data["errors"] else 0)
+    return by_code
+
+
+SEED_PATTERN = "- regex: NCCL communicator was aborted on rank (?P<rank>\\d+)\\.\\s+Original reason for failure was:.*(?P<collective>(?i:allreduce|all_reduce)).*timed out"
+
+CASES = {
+    "RC001": {"verification: ai_generated": "verification: trusted"},
+    "RC101": {SEED_PATTERN: "- regex: (?=lookahead)NCCL"},
+    "RC102": {SEED_PATTERN: "- regex: this matches nothing real\n  window: 1"},
+    "RC501": {"root_cause_zh: 由于网络拥塞、GPU挂起或分布式等级间工作负载不均衡，NCCL集合操作（AllReduce）超时。\n": ""},
+    "RC502": {"  value: 0.75": "  value: 1.75"},
+    "RC503": {"- requirement: torch>=1.10": "- requirement: torch=>1.10"},
+    "RC504": {"- https://pytorch.org/docs/stable/distributed.html#common-environment-variables": "- pytorch dot org"},
+    "RC505": {"- requirement: cuda>=11.3": "- requirement: a100>=1"},
+    "RC506": {"  value: 0.8\n": "  value: 0.83\n"},
+    "RC507": {},  # the seed's own 85% confidence on evidence 1
+    "RC601": {"export NCCL_IB_TIMEOUT=22; export NCCL_SOCKET_IFNAME=eth0; torchrun --nproc_per_node=8 train.py'\n  success_rate": "export NCCL_MAGIC_SPEEDUP=1; torchrun --nproc_per_node=8 train.py'\n  success_rate"},
+    "RC401": {"- action: torchrun --nproc_per_node=2\n": "- action: export NCCL_IB_TIMEOUT=22\n"},
+    "RC701": {"sources:\n- kind: seed": "related:\n- id: pytorch/does-not-exist\n  type: leads-to\nsources:\n- kind: seed"},
+    "RC702": {"- action: torchrun --nproc_per_node=2": "- action: ''"},
+    "RC801": {"verification: ai_generated": "verification: verified"},
+}
+
+
+@pytest.mark.parametrize("code", sorted(CASES))
+def test_each_check_fires_on_a_bad_entry(tmp_path: Path, code: str) -> None:
+    found = lint_folder(tmp_path, {GOOD_ID: entry_text(**CASES[code])})
+    assert code in found, found
+    assert all(f["path"].endswith(f"{GOOD_ID}.yaml") for f in found[code])
+
+
+def test_rc002_id_must_equal_path(tmp_path: Path) -> None:
+    found = lint_folder(tmp_path, {"pytorch/elsewhere": entry_text()})
+    assert "RC002" in found
+
+
+def test_rc104_needs_two_examples(tmp_path: Path) -> None:
+    text = entry_text()
+    start = text.index("examples:\n")
+    end = text.index("sources:\n")
+    one = text[:start] + "examples:\n- text: 'RuntimeError: [Rank 0] NCCL communicator was aborted on rank 2. Original reason for failure was: AllReduce timed out after 600000 ms'\n  source:\n    kind: seed\n    ref: x\n" + text[end:]
+    assert "RC104" in lint_folder(tmp_path, {GOOD_ID: one})
+
+
+def test_rc103_example_not_matched(tmp_path: Path) -> None:
+    bad = entry_text(**{"- text: 'RuntimeError: NCCL communicator was aborted on rank 0.": "- text: 'Completely unrelated text, rank 0."})
+    assert "RC103" in lint_folder(tmp_path, {GOOD_ID: bad})
+
+
+def test_rc105_needs_sources(tmp_path: Path) -> None:
+    text = entry_text()
+    no_sources = text[: text.index("sources:\n")]
+    assert "RC105" in lint_folder(tmp_path, {GOOD_ID: no_sources})
+
+
+def test_rc201_collision_and_rc301_duplicate(tmp_path: Path) -> None:
+    twin = entry_text("pytorch/lint-fixture-twin")
+    found = lint_folder(tmp_path, {GOOD_ID: entry_text(), "pytorch/lint-fixture-twin": twin})
+    assert "RC201" in found and "RC301" in found
+
+
+def test_rc302_same_as_is_an_honest_duplicate(tmp_path: Path) -> None:
+    relate = {"sources:\n- kind: seed": f"related:\n- id: pytorch/lint-fixture-twin\n  type: same-as\nsources:\n- kind: seed"}
+    found = lint_folder(tmp_path, {GOOD_ID: entry_text(**relate), "pytorch/lint-fixture-twin": entry_text("pytorch/lint-fixture-twin")})
+    assert "RC302" in found and "RC301" not in found
+
+
+def test_output_is_path_code_message(tmp_path: Path) -> None:
+    path = tmp_path / f"{GOOD_ID}.yaml"
+    path.parent.mkdir(parents=True)
+    path.write_text(entry_text(**CASES["RC506"]), encoding="utf-8")
+    result = run_cli("lint", str(tmp_path))
+    assert f"{path}: [RC506] workarounds.0.success_rate = 0.83 is an estimate with made-up precision" in result.stdout
+
+
+def test_every_code_has_a_test() -> None:
+    from rootcause.core.lint import CHECKS
+
+    tested = set(CASES) | {"RC002", "RC103", "RC104", "RC105", "RC201", "RC301", "RC302"}
+    assert set(CHECKS) <= tested, set(CHECKS) - tested
+
+
+def test_the_shipped_canon_passes_lint() -> None:
+    result = run_cli("lint")
+    errors = [line for line in result.stdout.splitlines() if "[RC" in line and "RC50" not in line[:0]]
+    assert result.returncode == 0, "\n".join(errors[:40])
