@@ -20,12 +20,13 @@ from pydantic import BaseModel, Field
 from rootcause.core.matching.index import CompiledIndex
 from rootcause.core.matching.scan import Hit, ScanResult, SourceScanner
 from rootcause.core.model import Entry, Role
+from rootcause.core.triage.model import TriageReport
 from rootcause.core.versions import Environment, VersionVerdict, verdict
 
 JSON_SCHEMA_VERSION = 1
 PATTERN_SCORE = 0.95
 GENERIC_SCORE = 0.40
-LEXICAL_THRESHOLD = 0.62  # calibrated in tests/test_lexical_calibration.py
+LEXICAL_THRESHOLD = 0.55  # calibrated: tests/test_lexical_calibration.py, bench/README.md
 NEAREST_FLOOR = 0.25
 MAX_LINES_PER_FINDING = 5
 ROLE_ORDER = {Role.CAUSE: 0, Role.SYMPTOM: 1, Role.WRAPPER: 2}
@@ -96,6 +97,7 @@ class Diagnosis(BaseModel):
     environment: dict[str, str] = {}
     inputs: list[InputSummary] = []
     truncated_hits: int = 0
+    triage: TriageReport | None = None
 
 
 @dataclass

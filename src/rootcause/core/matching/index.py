@@ -27,7 +27,10 @@ except ImportError:  # pragma: no cover - exercised on other architectures
     hyperscan = None
 
 # Lines that look like an error, for the lexical stage.
-ERRORISH_REGEX = r"(?:[a-z](?:Error|Exception)\b|\b(?:[Ee]rror|ERROR|FATAL|[Ff]atal)\b *[:\]]|NCCL WARN)"
+ERRORISH_REGEX = (
+    r"(?:[a-z](?:Error|Exception)\b|\b(?:[Ee]rror|ERROR|FATAL|[Ff]atal)\b *[:\]]|NCCL WARN|Traceback|"
+    r"timed out|[Tt]imeout|[Ff]ailed|FAILED|Killed|[Aa]bort)"
+)
 MAX_WINDOW = 50
 
 

@@ -70,14 +70,16 @@ class LexicalIndex:
                 scores[doc] = scores.get(doc, 0.0) + idf * norm
         return scores
 
-    def search(self, text: str, limit: int = 5) -> list[tuple[str, float]]:
-        """Best entries for a text, as (entry id, similarity in [0, 1])."""
+    def search(self, text: str, limit: int = 5, exclude: frozenset[int] = frozenset()) -> list[tuple[str, float]]:
+        """Best entries for a text, as (entry id, similarity in [0, 1]); ``exclude`` skips documents."""
         bag = Counter(tokens(text))
         if not bag:
             return []
         best: dict[str, float] = {}
         query_self = self._query_self(bag)
         for doc, score in self._score_bag(bag).items():
+            if doc in exclude:
+                continue
             # symmetric normalisation: a short query inside a long document and a long
             # query around a short document are both penalised
             denom = math.sqrt(max(self.self_score[doc], 1e-9) * max(query_self, 1e-9))

@@ -60,6 +60,7 @@ class SourceScanner:
         self._errorish_head: list[tuple[int, str, str, int | None]] = []
         self._errorish_tail: deque[tuple[int, str, str, int | None]] = deque(maxlen=LEXICAL_KEEP)
         self._max_hits = max_hits
+        self._errorish_skipped = 0
         self._small: list[str] | None = []  # all lines, while the input is small (wrap repair)
 
     # -- feeding ----------------------------------------------------------------------------
@@ -105,8 +106,13 @@ class SourceScanner:
         pos = 0
         line_no = base  # number of complete lines before `pos`
         found: list[int] = []
+        errorish: list[int] = []  # offsets (relative to `pos`) of error-looking text
+        errorish_id = self.index.special_ids["errorish"]
 
         def on_match(pattern_id: int, _from: int, to: int, _flags: int, _ctx: object) -> bool:
+            if pattern_id == errorish_id:
+                errorish.append(pos + to)  # only remembered: the lexical stage reads a few of them
+                return False
             found.append(to)
             return True  # halt: handle this line in Python, then resume after it
 
@@ -118,6 +124,9 @@ class SourceScanner:
             if not found:
                 break
             end = pos + found[0]
+            errorish_before = [off for off in errorish if off < end]
+            del errorish[:]
+            self._collect_errorish(chunk, errorish_before, base)
             probe = end - 1 if end > pos else pos
             if chunk[probe : probe + 1] == b"\n" and probe > pos:
                 probe -= 1
@@ -133,8 +142,35 @@ class SourceScanner:
             self._handle_line(raw, line_no + 1)
             line_no += 1
             pos = stop + 1
+        self._collect_errorish(chunk, errorish, base)
         if pos < size:
             self._remember_lines(chunk, pos, size)
+
+    def _collect_errorish(self, chunk: bytes, offsets: list[int], base: int) -> None:
+        """Turn offsets of error-looking text into kept lines (the first and the last few)."""
+        last_start = -1
+        for off in offsets:
+            start = chunk.rfind(b"\n", 0, max(off - 1, 0)) + 1 if off > 0 else 0
+            if start == last_start:
+                continue
+            last_start = start
+            if len(self._errorish_head) >= LEXICAL_KEEP and len(self._errorish_tail) == LEXICAL_KEEP:
+                self._errorish_skipped += 1
+                if self._errorish_skipped % 64:  # sample the middle of a very noisy log
+                    continue
+            stop = chunk.find(b"\n", start)
+            raw = chunk[start : stop if stop >= 0 else len(chunk)].decode("utf-8", "replace")
+            line_no = base + chunk.count(b"\n", 0, start) + 1
+            clean = strip_framing(raw[:MAX_LINE])
+            if self.index.candidates(clean.text, 1):
+                continue  # a pattern line, handled elsewhere
+            self._keep_errorish((line_no, raw[:2000], clean.text[:2000], clean.rank))
+
+    def _keep_errorish(self, item: tuple[int, str, str, int | None]) -> None:
+        if len(self._errorish_head) < LEXICAL_KEEP:
+            self._errorish_head.append(item)
+        else:
+            self._errorish_tail.append(item)
 
     def _scan_lines(self, chunk: bytes, base: int) -> None:
         for n, raw_bytes in enumerate(chunk.split(b"\n")[:-1], start=base + 1):
@@ -160,12 +196,8 @@ class SourceScanner:
         clean = strip_framing(raw[:MAX_LINE])
         self._tail.append(clean.text)
         matched = self._match_clean(clean, raw, line_no)
-        if not matched and _looks_errorish(clean.text):
-            item = (line_no, raw, clean.text, clean.rank)
-            if len(self._errorish_head) < LEXICAL_KEEP:
-                self._errorish_head.append(item)
-            else:
-                self._errorish_tail.append(item)
+        if not matched and self.index.hs_db is None and _looks_errorish(clean.text):
+            self._keep_errorish((line_no, raw[:2000], clean.text[:2000], clean.rank))
         env = versions_in_line(clean.text)
         for name, version in env.items():
             self.result.env.setdefault(name, version)

@@ -1,0 +1,117 @@
+"""The triage engine: inputs in (chunk iterators, like `SourceInput.chunks`), a `TriageReport` out.
+
+    t = Triage()
+    for source in sources:
+        t.add(source.name, source.chunks, source.rank)   # or: feed = t.open(...); feed.feed(chunk); feed.close()
+    report = t.report()
+
+Memory is bounded by the number of ranks, not by the size of the logs: lines are read one
+chunk at a time, and only a few evidence lines per rank and kind are kept.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from rootcause.core.triage.conclude import conclude
+from rootcause.core.triage.lines import LineStream, Prefilter
+from rootcause.core.triage.model import TriageReport
+from rootcause.core.triage.report import build_report
+from rootcause.core.triage.resolve import resolve
+from rootcause.core.triage.state import Accumulator
+
+if TYPE_CHECKING:
+    from rootcause.core.diagnosis import Finding, SourceInput
+
+_PREFILTER: Prefilter | None = None
+
+
+def _prefilter() -> Prefilter:
+    global _PREFILTER
+    if _PREFILTER is None:
+        _PREFILTER = Prefilter()
+    return _PREFILTER
+
+
+class SourceFeed:
+    """One input being read: feed its bytes in order, then close it."""
+
+    def __init__(self, acc: Accumulator, idx: int) -> None:
+        self._acc = acc
+        self._idx = idx
+        self._stream = LineStream(_prefilter())
+        self.closed = False
+
+    def feed(self, chunk: bytes) -> None:
+        for line_no, raw, context in self._stream.feed(chunk):
+            self._acc.line(self._idx, line_no, raw, context)
+
+    def close(self) -> None:
+        if self.closed:
+            return
+        for line_no, raw, context in self._stream.finish():
+            self._acc.line(self._idx, line_no, raw, context)
+        self._acc.close_source(self._idx, self._stream.lines, self._stream.bytes)
+        self.closed = True
+
+
+class Triage:
+    """Accumulates any number of inputs, then concludes."""
+
+    def __init__(self) -> None:
+        self._acc = Accumulator()
+        self._feeds: list[SourceFeed] = []
+
+    def open(self, name: str, rank: int | None = None) -> SourceFeed:
+        feed = SourceFeed(self._acc, self._acc.open_source(name, rank))
+        self._feeds.append(feed)
+        return feed
+
+    def add(self, name: str, chunks: Iterable[bytes], rank: int | None = None) -> None:
+        feed = self.open(name, rank)
+        for chunk in chunks:
+            feed.feed(chunk)
+        feed.close()
+
+    def report(self) -> TriageReport:
+        for feed in self._feeds:
+            feed.close()
+        res = resolve(self._acc)
+        return build_report(res, conclude(res))
+
+
+def triage_sources(sources: Iterable[SourceInput]) -> TriageReport:
+    t = Triage()
+    for source in sources:
+        t.add(source.name, source.chunks, source.rank)
+    return t.report()
+
+
+def link_findings(report: TriageReport, findings: list[Finding]) -> None:
+    """Attach the knowledge-base entries that the diagnosis engine matched on the same inputs.
+
+    An evidence line gets the ids of the findings that matched that very line; the conclusion gets
+    those of its evidence, and the findings seen on its guilty ranks (causes before symptoms, as ranked).
+    """
+    by_line: dict[tuple[str, int], list[str]] = {}
+    for f in findings:
+        for ln in f.lines:
+            ids = by_line.setdefault((ln.source, ln.line), [])
+            if f.id not in ids:
+                ids.append(f.id)
+    for ev in report.evidence:
+        ev.finding_ids = list(by_line.get((ev.source, ev.line), []))
+    refs = set(report.conclusion.evidence_refs)
+    linked: list[str] = []
+    for ev in report.evidence:
+        if ev.id in refs:
+            linked += [i for i in ev.finding_ids if i not in linked]
+    order = {f.id: i for i, f in enumerate(findings)}
+    linked.sort(key=lambda i: order.get(i, 1 << 30))
+    guilty = set(report.conclusion.guilty_ranks)
+    linked += [f.id for f in findings if f.id not in linked and guilty & set(f.ranks)]
+    if not linked and report.conclusion.kind in ("straggler", "undecided"):
+        # the timeouts are the symptom every other rank shows; their entry applies
+        linked = [f.id for f in findings if f.role == "symptom"][:3]
+    report.conclusion.finding_ids = linked
