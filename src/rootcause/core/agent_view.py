@@ -15,6 +15,7 @@ Pure: data in, strings out.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -141,29 +142,33 @@ class Item:
     condition: str | None = None
 
 
+def _same(a: str, b: str) -> bool:
+    return " ".join(a.split()) == " ".join(b.split())
+
+
 def _workarounds(f: Finding, entry: Entry | None) -> list[Item]:
     if entry is None:
-        return [Item(None, w.action, w.how, w.success_rate, w.basis, w.condition) for w in f.workarounds]
-    ranked = sorted(enumerate(entry.workarounds), key=lambda iw: -iw[1].success_rate.value)
-    return [
-        Item(i, w.action, w.how, w.success_rate.value, w.success_rate.basis.value, w.condition) for i, w in ranked
-    ]
+        return [
+            Item(None, w.action, "" if _same(w.how, w.action) else w.how, w.success_rate, w.basis, w.condition)
+            for w in f.workarounds
+        ]
+    return _entry_workarounds(entry, "en")
 
 
 def _dead_ends(f: Finding, entry: Entry | None) -> list[Item]:
     if entry is None:
         return [Item(None, d.action, d.why_fails, d.fail_rate, d.basis) for d in f.dead_ends]
-    ranked = sorted(enumerate(entry.dead_ends), key=lambda idn: -idn[1].fail_rate.value)
-    return [Item(i, d.action, d.why_fails, d.fail_rate.value, d.fail_rate.basis.value) for i, d in ranked]
+    return _entry_dead_ends(entry, "en")
 
 
 def _entry_workarounds(entry: Entry, lang: Lang) -> list[Item]:
+    """Best first; the how is left out where it only repeats the (English) action."""
     ranked = sorted(enumerate(entry.workarounds), key=lambda iw: -iw[1].success_rate.value)
     return [
         Item(
             i,
             pick(w.action, w.action_zh, lang),
-            w.how,
+            "" if _same(w.how, w.action) else w.how,
             w.success_rate.value,
             w.success_rate.basis.value,
             pick(w.condition, w.condition_zh, lang) if w.condition else None,
@@ -181,10 +186,7 @@ def _entry_dead_ends(entry: Entry, lang: Lang) -> list[Item]:
 
 
 def _how(item: Item, caps: Caps) -> str:
-    """The how, unless it only repeats the action (imported entries often do)."""
-    if caps.how <= 0 or " ".join(item.text.split()) == " ".join(item.action.split()):
-        return ""
-    return clip(item.text.strip(), caps.how)
+    return clip(item.text.strip(), caps.how) if caps.how > 0 else ""
 
 
 def _indent(text: str, prefix: str) -> str:
@@ -275,7 +277,9 @@ def finding_text(n: int, f: Finding, entry: Entry | None, caps: Caps) -> str:
         head.append("generic")
     if seen := _seen(f):
         head.append(seen)
-    lines = [" · ".join(head), f"signature: {flat(f.signature, caps.signature)}"]
+    lines = [" · ".join(head)]
+    if not f.lines or not _same(f.lines[0].text, f.signature):
+        lines.append(f"signature: {flat(f.signature, caps.signature)}")
     if f.lines:
         first = f.lines[0]
         lines.append(f"line {first.line}: {flat(first.text, caps.line)}")
@@ -533,7 +537,32 @@ def bounded_entry_dict(doc: dict[str, Any], max_chars: int = DETAIL_MAX_CHARS) -
 class SearchResult:
     entry: Entry
     score: float
-    matched_by: str  # id / pattern / lexical
+    matched_by: str  # id / pattern / lexical / words
+
+
+_WORD = re.compile(r"[a-z0-9]{2,}")
+
+
+def keyword_results(
+    query: str, entries: Iterable[Entry], lexical: Mapping[str, float], floor: float = 0.2
+) -> list[SearchResult]:
+    """Entries ranked for a few words: the share of the words in the id, code and signature
+    (most), in the cause and examples (less), plus the lexical index's similarity."""
+    words = set(_WORD.findall(query.lower()))
+    out: list[SearchResult] = []
+    for entry in entries:
+        sim = lexical.get(entry.id, 0.0)
+        if words:
+            head = " ".join([entry.id, entry.error_code or "", entry.signature, entry.category]).lower()
+            body = " ".join([entry.root_cause, *(e.text for e in entry.examples)]).lower()
+            in_head = sum(w in head for w in words) / len(words)
+            in_body = sum(w in body for w in words) / len(words)
+            score = 0.55 * in_head + 0.25 * in_body + 0.2 * sim
+        else:
+            score = sim
+        if score >= floor:
+            out.append(SearchResult(entry, score, "words"))
+    return sorted(out, key=lambda r: (-r.score, r.entry.id))
 
 
 def search_view(

@@ -205,13 +205,24 @@ def check_entry(entry: Entry, path: str, *, known_env: set[str], known_ids: set[
 
 
 def check_collisions(entries: dict[str, tuple[Entry, str]], index: CompiledIndex) -> list[LintFinding]:
-    """Every example must be matched first by its own entry."""
+    """Every example must be matched first by its own entry.
+
+    For a generic entry's example, a specific entry must not come first, and the entry must be
+    among the findings (a catch-all may legitimately sit beside another catch-all).
+    """
     out: list[LintFinding] = []
     for entry_id, (entry, path) in entries.items():
         for n, ex in enumerate(entry.examples):
-            findings = diagnose_text(ex.text, index).findings
-            first = next((f for f in findings if f.matched_by == "pattern"), None)
-            if first is not None and first.id != entry_id:
+            findings = [f for f in diagnose_text(ex.text, index).findings if f.matched_by == "pattern"]
+            if not findings:
+                continue
+            first = findings[0]
+            if entry.generic:
+                if not first.generic:
+                    out.append(LintFinding(path, "RC201", f"examples.{n} is matched first by {first.id}"))
+                elif entry_id not in {f.id for f in findings}:
+                    out.append(LintFinding(path, "RC201", f"examples.{n} is not found among the findings"))
+            elif first.id != entry_id:
                 out.append(LintFinding(path, "RC201", f"examples.{n} is matched first by {first.id}"))
     return out
 

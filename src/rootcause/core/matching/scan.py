@@ -142,6 +142,16 @@ class SourceScanner:
             self._handle_line(raw, line_no + 1)
             line_no += 1
             pos = stop + 1
+            # a multi-line window may start on this line and end on a later one, which the
+            # resumed scan cannot see (its first line is behind it): look at those lines here
+            for _ in range(self.index.max_window - 1):
+                if pos >= size:
+                    break
+                stop = chunk.find(b"\n", pos)
+                stop = size if stop < 0 else stop
+                self._handle_line(chunk[pos:stop].decode("utf-8", "replace"), line_no + 1, forced=True)
+                line_no += 1
+                pos = stop + 1
         self._collect_errorish(chunk, errorish, base)
         if pos < size:
             self._remember_lines(chunk, pos, size)
@@ -192,11 +202,11 @@ class SourceScanner:
             self._tail.append(strip_framing(line[:MAX_LINE]).text)
 
     # -- one line ---------------------------------------------------------------------------
-    def _handle_line(self, raw: str, line_no: int) -> None:
+    def _handle_line(self, raw: str, line_no: int, *, forced: bool = False) -> None:
         clean = strip_framing(raw[:MAX_LINE])
         self._tail.append(clean.text)
         matched = self._match_clean(clean, raw, line_no)
-        if not matched and self.index.hs_db is None and _looks_errorish(clean.text):
+        if not matched and (forced or self.index.hs_db is None) and _looks_errorish(clean.text):
             self._keep_errorish((line_no, raw[:2000], clean.text[:2000], clean.rank))
         env = versions_in_line(clean.text)
         for name, version in env.items():

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
+from rootcause.core.normalize import parameterise
 from rootcause.core.triage import extract as x
 from rootcause.core.triage.resolve import Resolved
 from rootcause.core.triage.state import Ev, RankAcc
@@ -337,7 +338,13 @@ def _own_errors(res: Resolved) -> _Cand | None:
         r for r, st in res.ranks.items() if r not in ranks and (_timed_out(st) or st.first_cascade is not None)
     )
     when = _when(ev0)
-    if raised0.type.startswith("SIG"):
+    same = {(raised.type, parameterise(raised.message)) for _, _, raised in found}
+    if len(found) > 1 and len(same) == 1 and not _surely_ordered([e for _, e, _ in found]):
+        what = f"{raised0.type}: {_short(raised0.message, 160)}"
+        who = f"{_ranks_word(ranks).capitalize()}{_on_hosts(res, ranks)}"
+        summary = f"{who} failed with the same error of their own: {what}"
+        summary += "" if summary.endswith((".", "…")) else "."
+    elif raised0.type.startswith("SIG"):
         summary = (
             f"Rank {r0}{_on_hosts(res, [r0])} died first, of {raised0.type}{when}, with no error line of its own "
             "(a crash in native code, or an abort())."
@@ -346,8 +353,9 @@ def _own_errors(res: Resolved) -> _Cand | None:
         what = f"{raised0.type}: {_short(raised0.message, 160)}"
         summary = f"Rank {r0}{_on_hosts(res, [r0])} failed first with its own error{when}: {what}"
         summary += "" if summary.endswith((".", "…")) else "."
-    if len(ranks) > 1:
-        summary += f" {_ranks_word(ranks[1:]).capitalize()} also failed with errors of their own."
+    if len(ranks) > 1 and len(same) > 1:
+        own = "an error of its own" if len(ranks) == 2 else "errors of their own"
+        summary += f" {_ranks_word(ranks[1:]).capitalize()} also failed with {own}."
     if others:
         summary += f" The timeouts and peer errors of {_ranks_word(others)} followed from it: fix this error first."
     return _Cand("crash-first", 0, ranks, [e for _, e, _ in found][:8], ev0, summary)
@@ -360,6 +368,12 @@ def _crashed_silently(res: Resolved, st: RankAcc) -> bool:
     if st.signal in CRASH:
         return True
     return st.signal == "SIGABRT" and not _timed_out(st) and st.first_cascade is None and st.dump is None
+
+
+def _surely_ordered(evs: list[Ev]) -> bool:
+    """Whether the first of these events surely came before the others."""
+    first = min(evs, key=Ev.order)
+    return all(_surely_before(first, e) for e in evs if e is not first)
 
 
 def _kills(res: Resolved) -> _Cand | None:

@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from rootcause.core.triage.conclude import conclude
+from rootcause.core.triage.kb import link, matches_from_findings
 from rootcause.core.triage.lines import LineStream, Prefilter
 from rootcause.core.triage.model import TriageReport
 from rootcause.core.triage.report import build_report
@@ -89,29 +90,5 @@ def triage_sources(sources: Iterable[SourceInput]) -> TriageReport:
 
 
 def link_findings(report: TriageReport, findings: list[Finding]) -> None:
-    """Attach the knowledge-base entries that the diagnosis engine matched on the same inputs.
-
-    An evidence line gets the ids of the findings that matched that very line; the conclusion gets
-    those of its evidence, and the findings seen on its guilty ranks (causes before symptoms, as ranked).
-    """
-    by_line: dict[tuple[str, int], list[str]] = {}
-    for f in findings:
-        for ln in f.lines:
-            ids = by_line.setdefault((ln.source, ln.line), [])
-            if f.id not in ids:
-                ids.append(f.id)
-    for ev in report.evidence:
-        ev.finding_ids = list(by_line.get((ev.source, ev.line), []))
-    refs = set(report.conclusion.evidence_refs)
-    linked: list[str] = []
-    for ev in report.evidence:
-        if ev.id in refs:
-            linked += [i for i in ev.finding_ids if i not in linked]
-    order = {f.id: i for i, f in enumerate(findings)}
-    linked.sort(key=lambda i: order.get(i, 1 << 30))
-    guilty = set(report.conclusion.guilty_ranks)
-    linked += [f.id for f in findings if f.id not in linked and guilty & set(f.ranks)]
-    if not linked and report.conclusion.kind in ("straggler", "undecided"):
-        # the timeouts are the symptom every other rank shows; their entry applies
-        linked = [f.id for f in findings if f.role == "symptom"][:3]
-    report.conclusion.finding_ids = linked
+    """Attach the knowledge-base entries of a diagnosis of the same inputs (see `kb.link`)."""
+    link(report, matches_from_findings(findings))

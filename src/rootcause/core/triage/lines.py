@@ -37,38 +37,38 @@ class Prefilter:
             self._db = db
         self._rx = re.compile(b"|".join(re.escape(k) for k in keywords))
 
-    def line_spans(self, chunk: bytes) -> list[tuple[int, int]]:
-        """(start, stop) of every line of `chunk` that holds a keyword, in order, without the newline."""
-        ends: list[int] = []
+    def line_spans(self, buf: bytes, lo: int = 0, hi: int | None = None) -> list[tuple[int, int]]:
+        """(start, stop) of every line of buf[lo:hi] that holds a keyword, in order, without the newline."""
+        hi = len(buf) if hi is None else hi
+        spans: list[tuple[int, int]] = []
         if self._db is not None:
-            spans: list[tuple[int, int]] = []
-            last_stop = -1
+            ends: list[int] = []
 
             def on_match(_id: int, _from: int, to: int, _flags: int, _ctx: object) -> None:
                 ends.append(to)
 
             with contextlib.suppress(hyperscan.ScanTerminated):
-                self._db.scan(chunk, match_event_handler=on_match)
+                self._db.scan(memoryview(buf)[lo:hi], match_event_handler=on_match)
             ends.sort()
-            for end in ends:
+            last_stop = -1
+            for rel in ends:
+                end = lo + rel
                 if end <= last_stop:
                     continue
-                start = chunk.rfind(b"\n", 0, end - 1) + 1
-                stop = chunk.find(b"\n", end - 1)
-                stop = len(chunk) if stop < 0 else stop
-                spans.append((start, stop))
+                start = buf.rfind(b"\n", lo, end - 1) + 1 or lo
+                stop = buf.find(b"\n", end - 1, hi)
+                stop = hi if stop < 0 else stop
+                spans.append((max(start, lo), stop))
                 last_stop = stop
             return spans
-        spans = []
-        pos = 0
-        size = len(chunk)
-        while pos < size:
-            m = self._rx.search(chunk, pos)
+        pos = lo
+        while pos < hi:
+            m = self._rx.search(buf, pos, hi)
             if m is None:
                 break
-            start = chunk.rfind(b"\n", 0, m.start()) + 1
-            stop = chunk.find(b"\n", m.end() - 1)
-            stop = size if stop < 0 else stop
+            start = max(buf.rfind(b"\n", lo, m.start()) + 1, lo)
+            stop = buf.find(b"\n", m.end() - 1, hi)
+            stop = hi if stop < 0 else stop
             spans.append((start, stop))
             pos = stop + 1
         return spans
@@ -86,39 +86,50 @@ class LineStream:
 
     def feed(self, data: bytes) -> Iterator[tuple[int, str, bytes]]:
         self.bytes += len(data)
-        buf = self._carry + data if self._carry else data
-        cut = buf.rfind(b"\n")
+        begin = 0
+        if self._carry:  # finish the line cut at the end of the previous chunk
+            nl = data.find(b"\n")
+            if nl < 0:
+                self._carry += data
+                if len(self._carry) > CARRY_LIMIT:
+                    carry, self._carry = self._carry + b"\n", b""
+                    yield from self._lines(carry, 0, len(carry))
+                return
+            head, self._carry = self._carry + data[: nl + 1], b""
+            yield from self._lines(head, 0, len(head))
+            begin = nl + 1
+        cut = data.rfind(b"\n", begin)
         if cut < 0:
-            self._carry = buf
-            if len(buf) > CARRY_LIMIT:
-                self._carry = b""
-                yield from self._lines(buf + b"\n")
+            self._carry = data[begin:]
             return
-        self._carry = buf[cut + 1 :]
-        yield from self._lines(buf[: cut + 1])
+        self._carry = data[cut + 1 :]
+        yield from self._lines(data, begin, cut + 1)
 
     def finish(self) -> Iterator[tuple[int, str, bytes]]:
         if self._carry:
-            carry, self._carry = self._carry, b""
-            yield from self._lines(carry + b"\n")
+            carry, self._carry = self._carry + b"\n", b""
+            yield from self._lines(carry, 0, len(carry))
 
-    def _lines(self, chunk: bytes) -> Iterator[tuple[int, str, bytes]]:
-        """(line number, text, the whole lines in the CONTEXT bytes before it)."""
-        base = self.lines
-        pos = 0
-        line_no = base
+    def _lines(self, buf: bytes, lo: int, hi: int) -> Iterator[tuple[int, str, bytes]]:
+        """Candidate lines of buf[lo:hi] (whole lines): (line number, text, the whole lines in the
+        CONTEXT bytes before it)."""
+        pos = lo
+        line_no = self.lines
         tail = self._tail
-        for start, stop in self.prefilter.line_spans(chunk):
-            line_no += chunk.count(b"\n", pos, start)
+        for start, stop in self.prefilter.line_spans(buf, lo, hi):
+            line_no += buf.count(b"\n", pos, start)
             pos = start
-            raw = chunk[start : min(stop, start + MAX_LINE)]
-            if start > CONTEXT:
-                window = chunk[start - CONTEXT - 1 : start]
+            raw = buf[start : min(stop, start + MAX_LINE)]
+            if start - lo > CONTEXT:
+                window = buf[start - CONTEXT - 1 : start]
             else:
-                window = tail[max(0, len(tail) - (CONTEXT + 1 - start)) :] + chunk[:start]
+                window = tail[max(0, len(tail) - (CONTEXT + 1 - (start - lo))) :] + buf[lo:start]
             if len(window) > CONTEXT:  # one byte more than the window: was its first line whole?
                 cut = 1 if window[:1] == b"\n" else window.find(b"\n", 1) + 1
                 window = window[cut:] if cut > 0 else b""
             yield line_no + 1, raw.decode("utf-8", "replace"), window
-        self.lines = base + chunk.count(b"\n")
-        self._tail = (tail + chunk)[-(CONTEXT + 1) :] if len(chunk) <= CONTEXT else chunk[-(CONTEXT + 1) :]
+        self.lines = line_no + buf.count(b"\n", pos, hi)
+        if hi - lo > CONTEXT:
+            self._tail = buf[hi - CONTEXT - 1 : hi]
+        else:
+            self._tail = (tail + buf[lo:hi])[-(CONTEXT + 1) :]

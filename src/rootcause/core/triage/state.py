@@ -201,7 +201,7 @@ class Accumulator:
         info = self.sources[src]
         clean = strip_framing(raw)
         facts = x.extract(clean.text)
-        stamp = line_time(raw)
+        stamp = line_time(raw) if facts.facts else None
         exact = stamp is not None
         if stamp is None and facts.facts:
             before = last_time(context.decode("utf-8", "replace")) if context else None
