@@ -186,6 +186,18 @@ def _rank_key(group: _Group) -> tuple[int, int, int, int, int, int]:
     )
 
 
+def _drop_redundant_generics(ordered: list[_Group]) -> list[_Group]:
+    """A generic finding says nothing new when every line it matched is explained by a specific one."""
+    explained = {(src, hit.line) for g in ordered if not g.entry.generic for src, hit in g.hits}
+    kept = []
+    for group in ordered:
+        if group.entry.generic and group.count == len(group.hits):
+            if all((src, hit.line) in explained for src, hit in group.hits):
+                continue
+        kept.append(group)
+    return kept
+
+
 def diagnose_sources(
     sources: Iterable[SourceInput],
     index: CompiledIndex,
@@ -255,7 +267,7 @@ def diagnose_sources(
                     )
 
     effective_env = {**detected, **(env or {})}
-    ordered = sorted(groups.values(), key=_rank_key)
+    ordered = _drop_redundant_generics(sorted(groups.values(), key=_rank_key))
     findings = [_finding(g, effective_env) for g in ordered]
     reason = None
     if not findings:
