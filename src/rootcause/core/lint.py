@@ -51,10 +51,13 @@ HARDWARE_OR_OS = re.compile(
     re.IGNORECASE,
 )
 # Variables set or read in a workaround: export X=, X=val cmd, os.environ["X"], $X, env X
-ENV_VAR_USE = re.compile(
-    r"(?:\bexport\s+|\benv\s+|\bset\s+|os\.environ(?:\.get)?\(?\[?\s*['\"]|\$\{?|(?:^|[\s;(]))"
-    r"(?P<name>[A-Z][A-Z0-9]*_[A-Z0-9_]*[A-Z0-9])(?=\s*=|['\"]\s*[\],)]|\}|\b)"
-)
+_NAME = r"(?P<name>[A-Z][A-Z0-9]*_[A-Z0-9_]*[A-Z0-9])"
+ENV_VAR_USES = [
+    re.compile(r"\b(?:export|set)\s+" + _NAME + r"\b"),  # export X=1, set X=1
+    re.compile(r"(?:^|[\s;(&|`'\"])" + _NAME + r"=(?=\S)"),  # X=1 cmd
+    re.compile(r"os\.(?:environ(?:\.get|\.setdefault)?\(?\[?|getenv\()\s*['\"]" + _NAME + r"['\"]"),
+    re.compile(r"\$\{?" + _NAME + r"\b"),  # $X, ${X}
+]
 SIMILAR = 0.9
 
 
@@ -93,7 +96,8 @@ def code_for_field(field: str | None, message: str) -> str:
 
 
 def _env_vars_in(text: str) -> set[str]:
-    return {m["name"] for m in ENV_VAR_USE.finditer(text)}
+    """Variables a text sets or reads: export X=, X=val cmd, os.environ["X"], $X."""
+    return {m["name"] for rx in ENV_VAR_USES for m in rx.finditer(text)}
 
 
 def _commands_in(text: str) -> set[str]:
