@@ -208,3 +208,16 @@ def test_no_newline_at_end_and_tiny_chunks(canon_index) -> None:
     chunks = [data[i : i + 7] for i in range(0, len(data), 7)]
     d = diagnose_sources([SourceInput("s", iter(chunks))], canon_index)
     assert d.findings[0].lines[0].line == 51
+
+
+def test_window_across_chunk_boundary_and_without_final_newline() -> None:
+    index = index_of(
+        make_entry("t/window", r"Couldn't cast array of type\n\S.*\nto(?:\n|$)", "Couldn't cast", window=4),
+        make_entry("t/generic", r"^(?P<exc>[A-Z]\w*Error): (?P<message>.+)", "TypeError: x", generic=True),
+    )
+    text = "noise\n" * 10 + "TypeError: Couldn't cast array of type\nstring\nto"
+    data = text.encode()
+    for cut in (len(data) - 3, len(data) - 10, len(data) - 40, 33):
+        d = diagnose_sources([SourceInput("s", iter([data[:cut], data[cut:]]))], index)
+        assert d.findings and d.findings[0].id == "t/window", (cut, [f.id for f in d.findings])
+        assert d.findings[0].lines[0].line == 13

@@ -49,3 +49,15 @@ def test_lint_codes_doc_is_generated_from_the_code() -> None:
     result = run_cli("lint-codes", "--markdown")
     assert result.returncode == 0
     assert doc.read_text(encoding="utf-8") == result.stdout
+
+
+def test_checked_in_diagnosis_schema_is_current() -> None:
+    target = SCHEMA_FILE.parent / "diagnosis.schema.json"
+    result = run_cli("schema", "--of", "diagnosis", "--check", str(target))
+    assert result.returncode == 0, result.stderr
+
+
+def test_cli_json_output_validates_against_the_diagnosis_schema() -> None:
+    schema = json.loads((SCHEMA_FILE.parent / "diagnosis.schema.json").read_text(encoding="utf-8"))
+    result = run_cli("diagnose", "-f", "json", stdin="RuntimeError: [Rank 0] NCCL communicator was aborted on rank 2. Original reason for failure was: AllReduce timed out after 600000 ms\n")
+    jsonschema.validate(json.loads(result.stdout), schema)

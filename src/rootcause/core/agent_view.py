@@ -55,9 +55,12 @@ def clip(text: str, limit: int) -> str:
     return text[:head].rstrip() + ELLIPSIS + text[len(text) - (keep - head) :].lstrip()
 
 
+_CONTROL = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-_]|[\x00-\x08\x0b-\x1f\x7f]")
+
+
 def flat(text: str, limit: int) -> str:
-    """One line (whitespace collapsed), clipped."""
-    return clip(" ".join(text.split()), limit)
+    """One line (terminal colour codes and control characters out, whitespace collapsed), clipped."""
+    return clip(" ".join(_CONTROL.sub("", text).split()), limit)
 
 
 @dataclass(frozen=True)
@@ -126,6 +129,7 @@ LEVELS: tuple[Caps, ...] = (
     Caps(160, 200, 8, 80, 240, 80, 2, 140, 240, 0, 2, 100, 100),
     Caps(140, 160, 6, 60, 160, 0, 1, 120, 160, 0, 2, 80, 0),
     Caps(120, 120, 4, 40, 0, 0, 1, 100, 0, 0, 1, 60, 0),
+    Caps(80, 80, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0),  # the last resort: what matched, and where
 )
 DETAIL_CAPS = Caps(2000, 2000, 64, 500, 8000, 2000, 99, 2000, 8000, 1000, 99, 1000, 2000)
 
@@ -140,6 +144,7 @@ class Item:
     rate: float
     basis: str
     condition: str | None = None
+    repeats: bool = False  # the how says nothing the action does not (imported entries often)
 
 
 def _same(a: str, b: str) -> bool:
@@ -149,7 +154,7 @@ def _same(a: str, b: str) -> bool:
 def _workarounds(f: Finding, entry: Entry | None) -> list[Item]:
     if entry is None:
         return [
-            Item(None, w.action, "" if _same(w.how, w.action) else w.how, w.success_rate, w.basis, w.condition)
+            Item(None, w.action, w.how, w.success_rate, w.basis, w.condition, _same(w.how, w.action))
             for w in f.workarounds
         ]
     return _entry_workarounds(entry, "en")
@@ -162,16 +167,17 @@ def _dead_ends(f: Finding, entry: Entry | None) -> list[Item]:
 
 
 def _entry_workarounds(entry: Entry, lang: Lang) -> list[Item]:
-    """Best first; the how is left out where it only repeats the (English) action."""
+    """Best first."""
     ranked = sorted(enumerate(entry.workarounds), key=lambda iw: -iw[1].success_rate.value)
     return [
         Item(
             i,
             pick(w.action, w.action_zh, lang),
-            "" if _same(w.how, w.action) else w.how,
+            w.how,
             w.success_rate.value,
             w.success_rate.basis.value,
             pick(w.condition, w.condition_zh, lang) if w.condition else None,
+            _same(w.how, w.action),
         )
         for i, w in ranked
     ]
@@ -209,7 +215,7 @@ def _items_text(label: str, items: Sequence[Item], caps: Caps, *, dead: bool) ->
             lines.append(f"  {tag}{flat(item.action, caps.dead_action)}{why}")
             continue
         lines.append(f"  {tag}{_pct(item.rate)} ({item.basis}) {flat(item.action, caps.action)}")
-        how = _how(item, caps)
+        how = "" if item.repeats else _how(item, caps)  # text: said once is enough
         if how:
             lines.append("      how: " + _indent(how, "           "))
         if item.condition and caps.condition > 0:

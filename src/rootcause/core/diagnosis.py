@@ -231,7 +231,10 @@ def diagnose_sources(
             if group is None:
                 score = GENERIC_SCORE if entry.generic else PATTERN_SCORE
                 group = groups[entry_id] = _Group(entry, "pattern", score, (order, hit.first_line), [])
-            if (order, hit.first_line) == group.first:
+            here = (order, hit.first_line)
+            if here < group.first:
+                group.first, group.specificity = here, 0
+            if here == group.first:
                 group.specificity = max(group.specificity, index.patterns[hit.pattern].specificity)
             group.count += 1
             if len(group.hits) < 64:

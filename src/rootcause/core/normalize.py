@@ -23,9 +23,9 @@ _FRAMING = [
     ("rank", re.compile(r"^\[rank(?P<rank>\d+)\]:\s?")),
     ("local_rank", re.compile(r"^\[default(?P<local_rank>\d+)\]:\s?")),
     # c10 logger: "[E ProcessGroupNCCL.cpp:737] " and "[E1206 18:44:16.994932383 file.cpp:1709] "
-    ("c10", re.compile(r"^\[[IWEF](?:\d{4} \d\d:\d\d:\d\d(?:\.\d+)?)?(?: +\d+)? ?[\w.\-/]+:\d+\]\s?")),
+    ("c10", re.compile(r"^\[[IWEF](?:\d{3,4} \d\d:\d\d:\d\d(?:\.\d+)?)?(?: +\d+)? ?[\w.\-/]+:\d+\]\s?")),
     # glog: "E1202 13:13:37.486000 11617 file.py:1002] "
-    ("glog", re.compile(r"^[IWEF]\d{4} \d\d:\d\d:\d\d(?:\.\d+)? +\d+ [\w.\-/]+:\d+\]\s?")),
+    ("glog", re.compile(r"^[IWEF]\d{3,4} \d\d:\d\d:\d\d(?:\.\d+)? +\d+ [\w.\-/]+:\d+\]\s?")),
     # ISO-ish timestamps, optionally bracketed, optionally followed by a separator
     (
         "time",

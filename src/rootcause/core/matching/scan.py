@@ -117,6 +117,9 @@ class SourceScanner:
             return True  # halt: handle this line in Python, then resume after it
 
         size = len(chunk)
+        if base > 0:
+            # windows that began in the previous chunk may end in this one's first lines
+            pos, line_no = self._handle_forced(chunk, pos, line_no, self.index.max_window - 1)
         while pos < size:
             found.clear()
             with contextlib.suppress(hyperscan.ScanTerminated):
@@ -144,17 +147,23 @@ class SourceScanner:
             pos = stop + 1
             # a multi-line window may start on this line and end on a later one, which the
             # resumed scan cannot see (its first line is behind it): look at those lines here
-            for _ in range(self.index.max_window - 1):
-                if pos >= size:
-                    break
-                stop = chunk.find(b"\n", pos)
-                stop = size if stop < 0 else stop
-                self._handle_line(chunk[pos:stop].decode("utf-8", "replace"), line_no + 1, forced=True)
-                line_no += 1
-                pos = stop + 1
+            pos, line_no = self._handle_forced(chunk, pos, line_no, self.index.max_window - 1)
         self._collect_errorish(chunk, errorish, base)
         if pos < size:
             self._remember_lines(chunk, pos, size)
+
+    def _handle_forced(self, chunk: bytes, pos: int, line_no: int, count: int) -> tuple[int, int]:
+        """Handle the next `count` lines in Python, whatever the skipper says."""
+        size = len(chunk)
+        for _ in range(count):
+            if pos >= size:
+                break
+            stop = chunk.find(b"\n", pos)
+            stop = size if stop < 0 else stop
+            self._handle_line(chunk[pos:stop].decode("utf-8", "replace"), line_no + 1, forced=True)
+            line_no += 1
+            pos = stop + 1
+        return pos, line_no
 
     def _collect_errorish(self, chunk: bytes, offsets: list[int], base: int) -> None:
         """Turn offsets of error-looking text into kept lines (the first and the last few)."""

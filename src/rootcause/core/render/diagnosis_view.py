@@ -80,7 +80,12 @@ def diagnosis_markdown(d: Diagnosis) -> str:
         lines.append("")
     if d.environment:
         lines.append("Environment: " + ", ".join(f"{k}=={v}" for k, v in sorted(d.environment.items())))
-    return "\n".join(lines) + "\n"
+    text = "\n".join(lines) + "\n"
+    if d.triage is not None:
+        from rootcause.core.triage.render import triage_markdown
+
+        text += "\n" + triage_markdown(d.triage)
+    return text
 
 
 def diagnosis_rich(d: Diagnosis) -> RenderableType:
@@ -115,4 +120,8 @@ def diagnosis_rich(d: Diagnosis) -> RenderableType:
         title = f"{n}. {escape(f.id)}  score {f.score:.2f} · {escape(_label(f))}"
         style = "red" if f.role == "cause" and not f.generic else "yellow"
         parts.append(Panel(body, title=title, title_align="left", border_style=style))
+    if d.triage is not None:
+        from rootcause.core.triage.render import triage_rich
+
+        parts.append(triage_rich(d.triage))
     return Group(*parts)

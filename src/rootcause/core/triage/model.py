@@ -60,6 +60,10 @@ class TimeoutInfo(BaseModel):
 
 
 class RankReport(BaseModel):
+    """One rank. ``launcher_root_cause``: torchrun's "Root Cause (first observed failure)" names it (the
+    earliest exit, which is often a rank that timed out, not the cause). ``warnings``: evidence ids of
+    its first NCCL WARN lines."""
+
     rank: int
     host: str | None = None
     local_rank: int | None = None
@@ -75,7 +79,9 @@ class RankReport(BaseModel):
     last_completed: int | None = None
     exit_code: int | None = None
     signal: str | None = None
+    launcher_root_cause: bool = False
     nccl_warnings: int = 0
+    warnings: list[str] = []
     sources: list[str] = []
 
 

@@ -8,8 +8,8 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from rootcause.core.triage.conclude import ranges
 from rootcause.core.triage.model import Evidence, RankReport, TriageReport
+from rootcause.core.triage.verdict import ranges
 
 MAX_TIMELINE = 25
 MAX_RANK_ROWS = 30

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from rootcause.core.triage.conclude import Verdict, ranges
 from rootcause.core.triage.model import (
     Conclusion,
     ErrorInfo,
@@ -15,6 +14,7 @@ from rootcause.core.triage.model import (
 )
 from rootcause.core.triage.resolve import Resolved
 from rootcause.core.triage.state import Ev
+from rootcause.core.triage.verdict import Verdict
 
 MAX_EVIDENCE = 1500
 
@@ -140,15 +140,15 @@ def _rank(res: Resolved, r: int, v: Verdict, reg: _Registry) -> RankReport:
         last_completed=status.completed if status else None,
         exit_code=st.exit_code,
         signal=st.signal,
+        launcher_root_cause=st.root_cause_block,
         nccl_warnings=st.warn_count,
+        warnings=[ref for ref in (reg.ref(ev) for ev, _ in st.warns) if ref is not None],
         sources=[res.acc.sources[i].name for i in st.sources],
     )
 
 
 def _notes(res: Resolved) -> list[str]:
     notes: list[str] = []
-    if res.missing:
-        notes.append(f"No log lines from ranks {ranges(res.missing)} (world size {res.world_size}).")
     if res.acc.dropped_groups:
         notes.append(
             f"{res.acc.dropped_groups} timeline events beyond the first {len(res.acc.groups)} kinds were dropped."

@@ -81,6 +81,9 @@ def _resolve_key(acc: Accumulator, key: Key, src_rank: dict[int, int], pid_rank:
         hint = acc.hints.get(key)
         if hint is not None:
             return hint[1]
+        offsets = {g - loc for loc, g in info.local_to_global.items()}
+        if len(offsets) == 1:  # one node's console: global = node offset + local, as for the ranks seen with both
+            return local + offsets.pop()  # type: ignore[operator]
         return local if not info.prefix_ranks else None  # type: ignore[return-value]
     if kind == "p":
         hint = acc.hints.get(key[:3])

@@ -178,9 +178,9 @@ class Accumulator:
         self.failures: list[FailureRecord] = []
         self.lagging: list[tuple[Ev, x.Lagging]] = []
         self.barriers: list[tuple[Ev, x.BarrierFail]] = []
-        self.unattributed: list[tuple[Ev, x.Raised]] = []
         self.groups: dict[str, Group] = {}
         self.dropped_groups = 0
+        self._line_timeout = False
 
     # -- sources ----------------------------------------------------------------------------
     def open_source(self, name: str, rank: int | None) -> int:
@@ -231,6 +231,7 @@ class Accumulator:
         lo = stamp[0] if stamp else None
         ev = Ev(src, line_no, raw[:MAX_TEXT], lo if exact else None, lo, stamp[1] if stamp else None, "", key)
         acc.last = ev
+        self._line_timeout = any(isinstance(f, x.Timeout) for f in facts.facts)
         for fact in facts.facts:
             self._fact(src, key, acc, ev, fact, facts)
 
@@ -354,8 +355,6 @@ class Accumulator:
             fact.type = info.pending_cpp.pop(key)
         if fact.category == "wrapper":
             return
-        if key[0] == "s" and info.rank is None and len(self.unattributed) < MAX_GLOBAL:
-            self.unattributed.append((e, fact))
         if acc.first_error is None:
             acc.first_error = (e, fact)
         if fact.category == "own":
@@ -363,6 +362,8 @@ class Accumulator:
                 acc.first_own = (e, fact)
         elif fact.category != "signal" and acc.first_cascade is None:
             acc.first_cascade = (e, fact)
+        if fact.category == "timeout" and self._line_timeout:
+            return  # the timeout on this line is already on the timeline
         kind = "error" if fact.category == "own" else fact.category
         self._group(
             kind, f"{fact.type}: {_short(fact.message)}", e, key, sig=f"{fact.type} {parameterise(fact.message)[:120]}"
@@ -392,8 +393,17 @@ class Accumulator:
             local = int(tail) if tail.isdigit() else None
         ev = block.get("exitcode", block["rank"])[1]
         when = line_time(block["time"][0].replace("_", " ")) if "time" in block else None
-        if when is not None:  # the block's own time of the failure
-            ev = Ev(ev.src, ev.line, ev.text, when[0], when[0], when[1], ev.kind, ev.key)
+        t = when[0] if when else ev.t
+        ev = Ev(
+            ev.src,
+            ev.line,
+            ev.text,
+            t,
+            when[0] if when else ev.lo,
+            when[1] if when else ev.shown,
+            "exit",
+            ("g", int(head)),
+        )
         code, pid, sig = _parse_exit(
             block["exitcode"][0] if "exitcode" in block else "", block["traceback"][0] if "traceback" in block else ""
         )

@@ -1,0 +1,134 @@
+"""Desync: ranks that called different operations, or the same one with different sizes, at one
+sequence number (ProcessGroupWrapper fingerprints, the WorkNCCL of the timeouts of one process group,
+the desync report, Gloo's size check)."""
+
+from __future__ import annotations
+
+from rootcause.core.triage import extract as x
+from rootcause.core.triage.resolve import Resolved
+from rootcause.core.triage.state import Ev
+from rootcause.core.triage.verdict import (
+    SIZE_CHECKED_OPS,
+    Verdict,
+    hosts_of,
+    nccl_timeouts,
+    pick_evidence,
+    ranks_word,
+)
+
+DETAIL_HINT = (
+    "Set TORCH_DISTRIBUTED_DEBUG=DETAIL: every collective is first checked across ranks, and a mismatch names "
+    "the ranks, the operation, the sequence number and the shapes."
+)
+
+
+def _majority(groups: dict[tuple[object, ...], list[int]]) -> tuple[list[int], bool]:
+    """Ranks outside the largest group; False when there is no single largest group."""
+    sizes = sorted((len(v) for v in groups.values()), reverse=True)
+    if len(sizes) > 1 and sizes[0] == sizes[1]:
+        return sorted(r for v in groups.values() for r in v), False
+    biggest = max(groups.values(), key=len)
+    return sorted(r for v in groups.values() if v is not biggest for r in v), True
+
+
+def _describe_groups(groups: dict[tuple[object, ...], list[int]], fmt: str) -> str:
+    parts = []
+    for sig, members in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[1])):
+        parts.append(f"{ranks_word(members)} {fmt.format(*sig)}")
+    return "; ".join(parts)
+
+
+def desync(res: Resolved) -> Verdict | None:
+    # ProcessGroupWrapper fingerprints (TORCH_DISTRIBUTED_DEBUG=DETAIL)
+    own: dict[int, tuple[int, str, str | None, Ev]] = {}
+    said: dict[int, tuple[int, str, str | None, Ev]] = {}
+    for st in res.ranks.values():
+        for ev, fp in st.fingerprints:
+            own.setdefault(fp.rank, (fp.seq, fp.op, fp.shape, ev))
+            said.setdefault(fp.other_rank, (fp.other_seq, fp.other_op, fp.other_shape, ev))
+    for r, item in said.items():
+        own.setdefault(r, item)
+    if len(own) >= 2:
+        groups: dict[tuple[object, ...], list[int]] = {}
+        for r, (seq, op, shape, _) in own.items():
+            groups.setdefault((seq, op, shape or ""), []).append(r)
+        if len(groups) > 1:
+            guilty, clear = _majority(groups)
+            seqs = sorted({seq for seq, _, _, _ in own.values()})
+            what = "operation" if len({op for _, op, _, _ in own.values()}) > 1 else "tensor shapes"
+            summary = (
+                f"Ranks called different collectives at sequence number {', '.join(map(str, seqs))} "
+                f"(different {what}): {_describe_groups(groups, 'ran {1} [{2}] (SeqNum {0})')}. "
+            )
+            summary += (
+                f"{ranks_word(guilty).capitalize()} differ from the majority."
+                if clear
+                else "With no majority, the logs cannot tell which side is wrong: check the code path of each."
+            )
+            evs = sorted({id(item[3]): item[3] for item in own.values()}.values(), key=Ev.order)
+            op_word = "/".join(sorted({op for _, op, _, _ in own.values()}))
+            return Verdict(
+                "desync",
+                summary,
+                guilty,
+                hosts_of(res, guilty),
+                "high" if clear else "medium",
+                f"{op_word} #{seqs[0]}",
+                evs[:12],
+            )
+    # NCCL timeouts: same process group and sequence number, different op or size
+    for (pg, seq), members in sorted(nccl_timeouts(res).items(), key=lambda kv: -len(kv[1])):
+        if len(members) < 2:
+            continue
+        groups = {}
+        for r, (_, t) in members.items():
+            sized = t.op in SIZE_CHECKED_OPS
+            groups.setdefault((t.op, t.numel_in if sized else None, t.numel_out if sized else None), []).append(r)
+        if len(groups) > 1:
+            guilty, clear = _majority(groups)
+            summary = (
+                f"At sequence number {seq} (PG {pg}) the ranks timed out in different collectives: "
+                f"{_describe_groups(groups, 'in {0} (NumelIn {1}, NumelOut {2})')}. "
+            )
+            summary += (
+                f"{ranks_word(guilty).capitalize()} called something other than the majority."
+                if clear
+                else "With no majority, the logs cannot tell which side is wrong."
+            )
+            evs = sorted((ev for ev, _ in members.values()), key=Ev.order)
+            ops = "/".join(sorted({str(k[0]) for k in groups}))
+            return Verdict(
+                "desync",
+                summary,
+                guilty,
+                hosts_of(res, guilty),
+                "high" if clear else "medium",
+                f"{ops} #{seq}",
+                pick_evidence(evs, guilty, res),
+            )
+    # the desync report's own view (each rank's "Timeout at collective: OP, #seq")
+    at: dict[int, tuple[Ev, x.DesyncAt]] = {r: st.desync_at for r, st in res.ranks.items() if st.desync_at}
+    by_seq: dict[int, dict[tuple[object, ...], list[int]]] = {}
+    for r, (_, d) in at.items():
+        by_seq.setdefault(d.seq, {}).setdefault((d.op,), []).append(r)
+    for seq, groups in by_seq.items():
+        if len(groups) > 1:
+            guilty, clear = _majority(groups)
+            summary = (
+                f"At collective #{seq} the ranks were in different operations: {_describe_groups(groups, 'in {0}')}."
+            )
+            evs = sorted((at[r][0] for g in groups.values() for r in g), key=Ev.order)
+            return Verdict("desync", summary, guilty, hosts_of(res, guilty), "medium", f"#{seq}", evs[:12])
+    # Gloo's size check (no fingerprints): the receiver got a message of the wrong size
+    sized = {r: st.size_mismatch for r, st in res.ranks.items() if st.size_mismatch}
+    if sized:
+        guilty = sorted(sized)
+        detail = next(iter(sized.values()))[1].detail
+        summary = (
+            f"{ranks_word(guilty).capitalize()} received a collective message of a different size than it expected "
+            f"({detail}): the ranks called the same collective with different tensor sizes, or different collectives. "
+            "Gloo cannot say which side is wrong; the ranks named are where it was detected."
+        )
+        evs = sorted((item[0] for item in sized.values()), key=Ev.order)
+        return Verdict("desync", summary, guilty, hosts_of(res, guilty), "medium", None, evs[:12], [DETAIL_HINT])
+    return None
