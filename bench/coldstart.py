@@ -1,6 +1,6 @@
 """Cold-start time of `rootcause diagnose` on a one-line input, next to `python -c pass`.
 
-    python bench/coldstart.py --runs 20
+python bench/coldstart.py --runs 20
 """
 
 from __future__ import annotations

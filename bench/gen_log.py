@@ -34,12 +34,29 @@ NOISE = [
 def noise_line(rng: random.Random) -> str:
     tpl = rng.choice(NOISE)
     return tpl.format(
-        r=rng.randrange(64), r2=rng.randrange(64), lr=rng.randrange(8), n=rng.randrange(100000),
-        f=rng.random() * 4, g=rng.random() * 10, t=rng.randrange(10**6), pct=rng.randrange(100),
-        bar="#" * rng.randrange(10) + " " * 3, mm=rng.randrange(60), ss=rng.randrange(60), mm2=rng.randrange(60),
-        it=rng.random() * 9, w=rng.randrange(16), h=rng.randrange(128), pid=rng.randrange(1, 99999),
-        c=rng.randrange(32), hex=rng.getrandbits(48), line=rng.randrange(3000), ns=rng.randrange(10**9),
-        us=rng.randrange(10**6), ms=rng.randrange(1000), e=rng.random() * 3,
+        r=rng.randrange(64),
+        r2=rng.randrange(64),
+        lr=rng.randrange(8),
+        n=rng.randrange(100000),
+        f=rng.random() * 4,
+        g=rng.random() * 10,
+        t=rng.randrange(10**6),
+        pct=rng.randrange(100),
+        bar="#" * rng.randrange(10) + " " * 3,
+        mm=rng.randrange(60),
+        ss=rng.randrange(60),
+        mm2=rng.randrange(60),
+        it=rng.random() * 9,
+        w=rng.randrange(16),
+        h=rng.randrange(128),
+        pid=rng.randrange(1, 99999),
+        c=rng.randrange(32),
+        hex=rng.getrandbits(48),
+        line=rng.randrange(3000),
+        ns=rng.randrange(10**9),
+        us=rng.randrange(10**6),
+        ms=rng.randrange(1000),
+        e=rng.random() * 3,
     )
 
 

@@ -29,9 +29,7 @@ def synthesise(real: list[Entry], n: int) -> list[Entry]:
     while len(out) < n:
         base = real[i % len(real)]
         tag = f"synth{i}"
-        patterns = [
-            p.model_copy(update={"regex": f"{tag}zq {p.regex.lstrip('^')}"}) for p in base.patterns
-        ]
+        patterns = [p.model_copy(update={"regex": f"{tag}zq {p.regex.lstrip('^')}"}) for p in base.patterns]
         out.append(base.model_copy(update={"id": f"{base.domain}/{base.slug}-{tag}", "patterns": patterns}))
         i += 1
     return out
@@ -57,7 +55,9 @@ def main() -> None:
             t = time.perf_counter()
             diagnose_text(msg, index)
             lat.append(time.perf_counter() - t)
-        naive = [(re.compile(p.regex.replace("(?P<", "(?P<")), e.id) for e in entries for p in e.patterns if p.window == 1]
+        naive = [
+            (re.compile(p.regex.replace("(?P<", "(?P<")), e.id) for e in entries for p in e.patterns if p.window == 1
+        ]
         naive_lat = []
         for msg in messages[:50]:
             t = time.perf_counter()
@@ -77,9 +77,13 @@ def main() -> None:
         row["speedup"] = row["naive_median_ms"] / row["median_ms"]
         rows.append(row)
         print(json.dumps(row))
-    print("| entries | index build s | median ms | p99 ms | naive `re` median ms | speed-up |\n|---|---|---|---|---|---|")
+    print(
+        "| entries | index build s | median ms | p99 ms | naive `re` median ms | speed-up |\n|---|---|---|---|---|---|"
+    )
     for r in rows:
-        print(f"| {r['entries']:,} | {r['build_s']} | {r['median_ms']:.3f} | {r['p99_ms']:.3f} | {r['naive_median_ms']:.2f} | {r['speedup']:.0f}× |")
+        print(
+            f"| {r['entries']:,} | {r['build_s']} | {r['median_ms']:.3f} | {r['p99_ms']:.3f} | {r['naive_median_ms']:.2f} | {r['speedup']:.0f}× |"
+        )
     if args.json:
         args.json.write_text(json.dumps(rows, indent=2))
 

@@ -56,7 +56,16 @@ def main() -> None:
     (tmp / "ere.txt").write_text("\n".join(ere_patterns) + "\n")
     (tmp / "re2.txt").write_text("\n".join(patterns) + "\n")
     subprocess.run(["cat", str(args.log)], stdout=subprocess.DEVNULL, check=True)  # warm the page cache
-    rootcause = [sys.executable, "-m", "rootcause.adapters.cli.main", "diagnose", "--no-progress", "-f", "json", str(args.log)]
+    rootcause = [
+        sys.executable,
+        "-m",
+        "rootcause.adapters.cli.main",
+        "diagnose",
+        "--no-progress",
+        "-f",
+        "json",
+        str(args.log),
+    ]
     subprocess.run(rootcause, capture_output=True)  # warm the index cache
     runs: dict[str, dict[str, float]] = {}
     t, rss, out = timed(rootcause)
@@ -76,7 +85,7 @@ def main() -> None:
         "patterns_for_grep": len(ere_patterns),
         "runs": runs,
     }
-    print(f"| tool | seconds | MB/s | peak RSS MB | ratio rootcause/tool |\n|---|---|---|---|---|")
+    print("| tool | seconds | MB/s | peak RSS MB | ratio rootcause/tool |\n|---|---|---|---|---|")
     base = runs["rootcause"]["mb_s"]
     for name, r in runs.items():
         print(f"| {name} | {r['seconds']:.1f} | {r['mb_s']:.0f} | {r['peak_rss_mb']:.0f} | {base / r['mb_s']:.2f} |")

@@ -13,9 +13,29 @@ import rootcause.core
 
 CORE = Path(rootcause.core.__file__).parent
 FORBIDDEN = {
-    "os", "pathlib", "io", "shutil", "socket", "subprocess", "sqlite3", "gzip", "tempfile",
-    "urllib", "http", "httpx", "requests", "sqlalchemy", "psycopg", "fastapi", "uvicorn",
-    "starlette", "mcp", "asyncio", "threading", "multiprocessing", "rootcause.adapters",
+    "os",
+    "pathlib",
+    "io",
+    "shutil",
+    "socket",
+    "subprocess",
+    "sqlite3",
+    "gzip",
+    "tempfile",
+    "urllib",
+    "http",
+    "httpx",
+    "requests",
+    "sqlalchemy",
+    "psycopg",
+    "fastapi",
+    "uvicorn",
+    "starlette",
+    "mcp",
+    "asyncio",
+    "threading",
+    "multiprocessing",
+    "rootcause.adapters",
 }
 
 
@@ -39,7 +59,11 @@ def test_core_modules_import_no_io() -> None:
             if any(name == bad or name.startswith(bad + ".") for bad in FORBIDDEN):
                 offenders.append(f"{file.relative_to(CORE)} imports {name}")
         for node in ast.walk(tree):
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in {"open", "print", "input"}:
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id in {"open", "print", "input"}
+            ):
                 offenders.append(f"{file.relative_to(CORE)}:{node.lineno} calls {node.func.id}()")
     assert offenders == []
 

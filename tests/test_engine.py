@@ -85,9 +85,21 @@ def test_many_ranks_are_grouped_with_their_count(canon_index) -> None:
 
 
 ROLES = index_of(
-    make_entry("t/crash", r"CUDA error: an illegal memory access", "RuntimeError: CUDA error: an illegal memory access"),
-    make_entry("t/timeout", r"Watchdog caught collective operation timeout", "Watchdog caught collective operation timeout", role="symptom"),
-    make_entry("t/childfailed", r"torch\.distributed\.elastic\.multiprocessing\.errors\.ChildFailedError", "torch.distributed.elastic.multiprocessing.errors.ChildFailedError:", role="wrapper"),
+    make_entry(
+        "t/crash", r"CUDA error: an illegal memory access", "RuntimeError: CUDA error: an illegal memory access"
+    ),
+    make_entry(
+        "t/timeout",
+        r"Watchdog caught collective operation timeout",
+        "Watchdog caught collective operation timeout",
+        role="symptom",
+    ),
+    make_entry(
+        "t/childfailed",
+        r"torch\.distributed\.elastic\.multiprocessing\.errors\.ChildFailedError",
+        "torch.distributed.elastic.multiprocessing.errors.ChildFailedError:",
+        role="wrapper",
+    ),
     make_entry("t/generic", r"^(?P<exc>[A-Z]\w*Error): (?P<message>.+)", "ValueError: x", generic=True),
 )
 
@@ -119,9 +131,14 @@ def test_earliest_cause_first_across_a_chained_traceback() -> None:
 
 def test_multi_line_window_pattern() -> None:
     index = index_of(
-        make_entry("t/window", r"Traceback \(most recent call last\):\n(?:.*\n){0,3}.*ZeroDivisionError", "ZeroDivisionError", window=5)
+        make_entry(
+            "t/window",
+            r"Traceback \(most recent call last\):\n(?:.*\n){0,3}.*ZeroDivisionError",
+            "ZeroDivisionError",
+            window=5,
+        )
     )
-    log = "Traceback (most recent call last):\n  File \"x.py\", line 1\n    1/0\nZeroDivisionError: division by zero\n"
+    log = 'Traceback (most recent call last):\n  File "x.py", line 1\n    1/0\nZeroDivisionError: division by zero\n'
     d = diagnose_text(log, index)
     assert d.findings and d.findings[0].lines[0].line == 4
     far = "Traceback (most recent call last):\n" + "  frame\n" * 10 + "ZeroDivisionError: x\n"
@@ -130,8 +147,8 @@ def test_multi_line_window_pattern() -> None:
 
 UNRELATED = [
     "TypeError: Cannot read properties of undefined (reading 'map')\n    at App (webpack:///./src/App.js:12:20)",
-    "Exception in thread \"main\" java.lang.NullPointerException\n\tat com.example.Main.main(Main.java:5)",
-    "ERROR:  duplicate key value violates unique constraint \"users_pkey\"\nDETAIL:  Key (id)=(1) already exists.",
+    'Exception in thread "main" java.lang.NullPointerException\n\tat com.example.Main.main(Main.java:5)',
+    'ERROR:  duplicate key value violates unique constraint "users_pkey"\nDETAIL:  Key (id)=(1) already exists.',
     "Warning  BackOff  3m (x12 over 5m)  kubelet  Back-off restarting failed container app in pod web-7d9f",
     "Error: ENOENT: no such file or directory, open '/app/package.json'",
     "ORA-00942: table or view does not exist",
@@ -221,3 +238,12 @@ def test_window_across_chunk_boundary_and_without_final_newline() -> None:
         d = diagnose_sources([SourceInput("s", iter([data[:cut], data[cut:]]))], index)
         assert d.findings and d.findings[0].id == "t/window", (cut, [f.id for f in d.findings])
         assert d.findings[0].lines[0].line == 13
+
+
+def test_newline_inside_a_character_class_of_a_window_pattern() -> None:
+    index = index_of(
+        make_entry("t/frame", r"File \"[^\"\n]+\", line \d+.*\n(?:.*\n){0,2}(?P<exc>\w+Error): ", "X", window=4)
+    )
+    log = '[rank0]: Traceback (most recent call last):\n[rank0]:   File "a.py", line 3, in <module>\n[rank0]:     f()\n[rank0]: KeyError: 1\n'
+    d = diagnose_text(log, index)
+    assert [f.id for f in d.findings] == ["t/frame"] and d.findings[0].params["exc"] == "KeyError"

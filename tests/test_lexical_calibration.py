@@ -11,7 +11,9 @@ from rootcause.core.diagnosis import LEXICAL_THRESHOLD, diagnose_text
 from rootcause.core.matching.calibration import _precision_recall, calibrate
 
 UNRELATED = [
-    line for line in (Path(__file__).parent / "data" / "unrelated_errors.txt").read_text(encoding="utf-8").splitlines() if line
+    line
+    for line in (Path(__file__).parent / "data" / "unrelated_errors.txt").read_text(encoding="utf-8").splitlines()
+    if line
 ]
 
 

@@ -42,16 +42,22 @@ CASES = {
     "RC001": {"verification: ai_generated": "verification: trusted"},
     "RC101": {SEED_PATTERN: "- regex: (?=lookahead)NCCL"},
     "RC102": {SEED_PATTERN: "- regex: this matches nothing real\n  window: 1"},
-    "RC501": {"root_cause_zh: 由于网络拥塞、GPU挂起或分布式等级间工作负载不均衡，NCCL集合操作（AllReduce）超时。\n": ""},
+    "RC501": {
+        "root_cause_zh: 由于网络拥塞、GPU挂起或分布式等级间工作负载不均衡，NCCL集合操作（AllReduce）超时。\n": ""
+    },
     "RC502": {"  value: 0.75": "  value: 1.75"},
     "RC503": {"- requirement: torch>=1.10": "- requirement: torch=>1.10"},
     "RC504": {"- https://pytorch.org/docs/stable/distributed.html#common-environment-variables": "- pytorch dot org"},
     "RC505": {"- requirement: cuda>=11.3": "- requirement: a100>=1"},
     "RC506": {"  value: 0.8\n": "  value: 0.83\n"},
     "RC507": {},  # the seed's own 85% confidence on evidence 1
-    "RC601": {"export NCCL_IB_TIMEOUT=22; export NCCL_SOCKET_IFNAME=eth0; torchrun --nproc_per_node=8 train.py'\n  success_rate": "export NCCL_MAGIC_SPEEDUP=1; torchrun --nproc_per_node=8 train.py'\n  success_rate"},
+    "RC601": {
+        "export NCCL_IB_TIMEOUT=22; export NCCL_SOCKET_IFNAME=eth0; torchrun --nproc_per_node=8 train.py'\n  success_rate": "export NCCL_MAGIC_SPEEDUP=1; torchrun --nproc_per_node=8 train.py'\n  success_rate"
+    },
     "RC401": {"- action: torchrun --nproc_per_node=2\n": "- action: export NCCL_IB_TIMEOUT=22\n"},
-    "RC701": {"sources:\n- kind: seed": "related:\n- id: pytorch/does-not-exist\n  type: leads-to\nsources:\n- kind: seed"},
+    "RC701": {
+        "sources:\n- kind: seed": "related:\n- id: pytorch/does-not-exist\n  type: leads-to\nsources:\n- kind: seed"
+    },
     "RC702": {"- action: torchrun --nproc_per_node=2": "- action: ''"},
     "RC801": {"verification: ai_generated": "verification: verified"},
 }
@@ -73,12 +79,20 @@ def test_rc104_needs_two_examples(tmp_path: Path) -> None:
     text = entry_text()
     start = text.index("examples:\n")
     end = text.index("sources:\n")
-    one = text[:start] + "examples:\n- text: 'RuntimeError: [Rank 0] NCCL communicator was aborted on rank 2. Original reason for failure was: AllReduce timed out after 600000 ms'\n  source:\n    kind: seed\n    ref: x\n" + text[end:]
+    one = (
+        text[:start]
+        + "examples:\n- text: 'RuntimeError: [Rank 0] NCCL communicator was aborted on rank 2. Original reason for failure was: AllReduce timed out after 600000 ms'\n  source:\n    kind: seed\n    ref: x\n"
+        + text[end:]
+    )
     assert "RC104" in lint_folder(tmp_path, {GOOD_ID: one})
 
 
 def test_rc103_example_not_matched(tmp_path: Path) -> None:
-    bad = entry_text(**{"- text: 'RuntimeError: NCCL communicator was aborted on rank 0.": "- text: 'Completely unrelated text, rank 0."})
+    bad = entry_text(
+        **{
+            "- text: 'RuntimeError: NCCL communicator was aborted on rank 0.": "- text: 'Completely unrelated text, rank 0."
+        }
+    )
     assert "RC103" in lint_folder(tmp_path, {GOOD_ID: bad})
 
 
@@ -95,8 +109,12 @@ def test_rc201_collision_and_rc301_duplicate(tmp_path: Path) -> None:
 
 
 def test_rc302_same_as_is_an_honest_duplicate(tmp_path: Path) -> None:
-    relate = {"sources:\n- kind: seed": f"related:\n- id: pytorch/lint-fixture-twin\n  type: same-as\nsources:\n- kind: seed"}
-    found = lint_folder(tmp_path, {GOOD_ID: entry_text(**relate), "pytorch/lint-fixture-twin": entry_text("pytorch/lint-fixture-twin")})
+    relate = {
+        "sources:\n- kind: seed": "related:\n- id: pytorch/lint-fixture-twin\n  type: same-as\nsources:\n- kind: seed"
+    }
+    found = lint_folder(
+        tmp_path, {GOOD_ID: entry_text(**relate), "pytorch/lint-fixture-twin": entry_text("pytorch/lint-fixture-twin")}
+    )
     assert "RC302" in found and "RC301" not in found
 
 

@@ -59,5 +59,10 @@ def test_checked_in_diagnosis_schema_is_current() -> None:
 
 def test_cli_json_output_validates_against_the_diagnosis_schema() -> None:
     schema = json.loads((SCHEMA_FILE.parent / "diagnosis.schema.json").read_text(encoding="utf-8"))
-    result = run_cli("diagnose", "-f", "json", stdin="RuntimeError: [Rank 0] NCCL communicator was aborted on rank 2. Original reason for failure was: AllReduce timed out after 600000 ms\n")
+    result = run_cli(
+        "diagnose",
+        "-f",
+        "json",
+        stdin="RuntimeError: [Rank 0] NCCL communicator was aborted on rank 2. Original reason for failure was: AllReduce timed out after 600000 ms\n",
+    )
     jsonschema.validate(json.loads(result.stdout), schema)

@@ -1,4 +1,4 @@
-# ruff: noqa: E501  (log lines are quoted whole, as the programs print them)
+
 """`rootcause triage` and the triage that `rootcause diagnose` attaches: formats, exit codes, the JSON shape."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-# ruff: noqa: E501  (log lines are quoted whole, as the programs print them)
+
 """The conclusion logic on small, hand-made multi-rank inputs (formats as in test_triage_extract)."""
 
 from __future__ import annotations

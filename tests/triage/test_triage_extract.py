@@ -1,4 +1,4 @@
-# ruff: noqa: E501  (log lines are quoted whole, as the programs print them)
+
 """Line extractors, one format per PyTorch / NCCL generation.
 
 Gloo and torchrun lines are copied from real runs of torch 2.13 on this machine (tests/fixtures/real);

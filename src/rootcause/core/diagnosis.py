@@ -191,9 +191,9 @@ def _drop_redundant_generics(ordered: list[_Group]) -> list[_Group]:
     explained = {(src, hit.line) for g in ordered if not g.entry.generic for src, hit in g.hits}
     kept = []
     for group in ordered:
-        if group.entry.generic and group.count == len(group.hits):
-            if all((src, hit.line) in explained for src, hit in group.hits):
-                continue
+        redundant = group.entry.generic and group.count == len(group.hits)
+        if redundant and all((src, hit.line) in explained for src, hit in group.hits):
+            continue
         kept.append(group)
     return kept
 

@@ -1,34 +1,32 @@
-"""Commands of the service: serve, index rebuild, outcomes export, token, build-site."""
+"""Commands of the service: serve, index rebuild, outcomes export, token, build-site.
+
+Heavy modules (FastAPI, SQLAlchemy) are imported inside each command.
+"""
 
 from __future__ import annotations
 
 import json
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import Any
 
-import typer
+import click
 
-from rootcause.errors import UsageError
+DB_HELP = (
+    "sqlite:///PATH or postgresql://…; default $ROOTCAUSE_DATABASE_URL, else SQLite in "
+    "$ROOTCAUSE_DATA_DIR (~/.local/share/rootcause/rootcause.db)."
+)
+CANON_HELP = "Extra canon folder (repeatable); also $ROOTCAUSE_CANON."
 
-CanonOpt = Annotated[
-    list[str] | None,
-    typer.Option("--canon", metavar="PATH", help="Extra canon folder (repeatable); also $ROOTCAUSE_CANON."),
-]
-DbOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--database-url",
-        metavar="URL",
-        help="sqlite:///PATH or postgresql://…; default $ROOTCAUSE_DATABASE_URL, else "
-        "SQLite in $ROOTCAUSE_DATA_DIR (~/.local/share/rootcause/rootcause.db).",
-    ),
-]
 
-index_app = typer.Typer(help="The database's index of the canon.", no_args_is_help=True)
-outcomes_app = typer.Typer(help="Outcome reports (which workaround worked).", no_args_is_help=True)
-token_app = typer.Typer(help="Write tokens for outcome reports.", no_args_is_help=True)
+def _db_option(f: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option("--database-url", metavar="URL", help=DB_HELP)(f)
+
+
+def _canon_option(f: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option("--canon", multiple=True, metavar="PATH", help=CANON_HELP)(f)
 
 
 def _set_env(name: str, value: object | None) -> None:
@@ -36,28 +34,39 @@ def _set_env(name: str, value: object | None) -> None:
         os.environ[name] = str(value)
 
 
-def _add_canon(canon: list[str] | None) -> None:
+def _add_canon(canon: tuple[str, ...]) -> None:
     """The service reads extra canon folders from $ROOTCAUSE_CANON (workers inherit it)."""
     if canon:
         current = [p for p in os.environ.get("ROOTCAUSE_CANON", "").split(os.pathsep) if p]
         os.environ["ROOTCAUSE_CANON"] = os.pathsep.join(current + list(canon))
 
 
+@click.command()
+@click.option("--host", help="Address to listen on ($ROOTCAUSE_HOST, default 127.0.0.1).")
+@click.option("--port", type=int, help="Port ($ROOTCAUSE_PORT, default 8000).")
+@_db_option
+@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True, help="Server processes.")
+@click.option("--max-upload-bytes", metavar="SIZE", help="Largest diagnosis body ($ROOTCAUSE_MAX_UPLOAD_BYTES, 32MiB).")
+@click.option(
+    "--rate-limit", metavar="N/PERIOD", help="Writes per token and per address ($ROOTCAUSE_RATE_LIMIT, 30/minute)."
+)
+@click.option("--log-level", default="info", show_default=True, help="uvicorn's log level.")
+@_canon_option
 def serve(
-    host: Annotated[str | None, typer.Option(help="Address to listen on ($ROOTCAUSE_HOST, 127.0.0.1).")] = None,
-    port: Annotated[int | None, typer.Option(help="Port ($ROOTCAUSE_PORT, 8000).")] = None,
-    database_url: DbOpt = None,
-    workers: Annotated[int, typer.Option(min=1, help="Server processes (they share the database).")] = 1,
-    max_upload_bytes: Annotated[
-        str | None, typer.Option(help="Largest diagnosis body ($ROOTCAUSE_MAX_UPLOAD_BYTES, 32MiB).")
-    ] = None,
-    rate_limit: Annotated[
-        str | None, typer.Option(help="Writes per token and per address ($ROOTCAUSE_RATE_LIMIT, 30/minute).")
-    ] = None,
-    log_level: Annotated[str, typer.Option(help="uvicorn log level.")] = "info",
-    canon: CanonOpt = None,
+    host: str | None,
+    port: int | None,
+    database_url: str | None,
+    workers: int,
+    max_upload_bytes: str | None,
+    rate_limit: str | None,
+    log_level: str,
+    canon: tuple[str, ...],
 ) -> None:
-    """Start the web service (pages, JSON API, outcome reports) with uvicorn."""
+    """Start the web service: pages, the JSON API, outcome reports.
+
+    The database is created on first start (SQLite by default; PostgreSQL when
+    $ROOTCAUSE_DATABASE_URL says postgresql://…, shared by every server process).
+    """
     import uvicorn
 
     from rootcause.adapters.web.app import create_app
@@ -69,54 +78,68 @@ def serve(
     _set_env("ROOTCAUSE_MAX_UPLOAD_BYTES", max_upload_bytes)
     _set_env("ROOTCAUSE_RATE_LIMIT", rate_limit)
     _add_canon(canon)
-    settings = Settings.from_env()  # a bad setting fails here, with its name
-    common = {
+    settings = Settings.from_env()  # a bad setting fails here, naming its variable
+    common: dict[str, Any] = {
         "host": settings.host,
         "port": settings.port,
         "log_level": log_level,
         "timeout_graceful_shutdown": 5,
     }
+    app = create_app(settings)  # canon and store errors surface before listening
+    state = app.state.rootcause
+    click.echo(
+        f"rootcause: {len(state.entries)} entries, store {state.store.describe()}, "
+        f"http://{settings.host}:{settings.port}/",
+        err=True,
+    )
     if workers == 1:
-        app = create_app(settings)  # canon and store errors surface before listening
-        uvicorn.run(app, **common)  # type: ignore[arg-type]
+        uvicorn.run(app, **common)
     else:
-        create_app(settings).state.rootcause.store.close()  # create the schema and index once
-        uvicorn.run(
-            "rootcause.adapters.web.app:create_app_from_env",
-            factory=True,
-            workers=workers,
-            **common,  # type: ignore[arg-type]
-        )
+        state.store.close()  # the schema and index exist now; workers reuse them
+        uvicorn.run("rootcause.adapters.web.app:create_app_from_env", factory=True, workers=workers, **common)
 
 
-@index_app.command("rebuild")
-def index_rebuild(database_url: DbOpt = None, canon: CanonOpt = None) -> None:
-    """Recreate the database's index from the canon files (outcome reports are kept)."""
+@click.group()
+def index() -> None:
+    """The database's index of the canon."""
+
+
+@index.command("rebuild")
+@_db_option
+@_canon_option
+def index_rebuild(database_url: str | None, canon: tuple[str, ...]) -> None:
+    """Recreate the index from the canon files (outcome reports and tokens are kept)."""
     from rootcause.adapters.loading import load_entries
     from rootcause.adapters.store import canon_fingerprint, open_store
 
-    entries = load_entries(canon or [])
+    entries = load_entries(list(canon))
     store = open_store(database_url)
     try:
         n = store.rebuild_index(entries, canon_fingerprint(entries))
-        print(f"indexed {n} entries in {store.describe()}", file=sys.stderr)
+        click.echo(f"indexed {n} entries in {store.describe()}", err=True)
     finally:
         store.close()
 
 
-@outcomes_app.command("export")
-def outcomes_export(
-    output: Annotated[Path | None, typer.Option("--output", "-o", help="File to write (default: stdout).")] = None,
-    entry: Annotated[str | None, typer.Option("--entry", metavar="ID", help="Only this entry's reports.")] = None,
-    database_url: DbOpt = None,
-) -> None:
-    """Write every outcome report as JSON lines, oldest first, to fold back into the canon by review."""
+@click.group()
+def outcomes() -> None:
+    """Outcome reports: which workaround was tried and whether it worked."""
+
+
+@outcomes.command("export")
+@click.option(
+    "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="File to write (default: stdout)."
+)
+@click.option("--entry", "entry_id", metavar="ID", help="Only this entry's reports.")
+@_db_option
+def outcomes_export(output: Path | None, entry_id: str | None, database_url: str | None) -> None:
+    """Write every report as JSON lines, oldest first, to fold measured rates back into the canon by review."""
     from rootcause.adapters.canon_files import write_atomic
     from rootcause.adapters.store import open_store
 
     store = open_store(database_url)
     try:
-        lines = [json.dumps(o.as_dict(), ensure_ascii=False, sort_keys=True) for o in store.iter_outcomes(entry)]
+        lines = [json.dumps(o.as_dict(), ensure_ascii=False, sort_keys=True) for o in store.iter_outcomes(entry_id)]
     finally:
         store.close()
     text = "".join(line + "\n" for line in lines)
@@ -124,47 +147,56 @@ def outcomes_export(
         sys.stdout.write(text)
     else:
         write_atomic(output, text)
-    print(f"{len(lines)} report(s) exported", file=sys.stderr)
+    click.echo(f"{len(lines)} report(s) exported", err=True)
 
 
-@token_app.command("create")
-def token_create(
-    name: Annotated[str, typer.Argument(help="Who the token is for (unique).")],
-    database_url: DbOpt = None,
-) -> None:
-    """Create a write token. It is printed once; only its sha256 hash is stored."""
+@click.group()
+def token() -> None:
+    """Write tokens for outcome reports (reading needs none)."""
+
+
+@token.command("create")
+@click.argument("name")
+@_db_option
+def token_create(name: str, database_url: str | None) -> None:
+    """Create a write token for NAME. It is printed once; only its sha256 hash is stored."""
     from rootcause.adapters.store import open_store
     from rootcause.adapters.store.tokens import NAME_RE, new_token
+    from rootcause.errors import UsageError
 
     if not NAME_RE.match(name):
         raise UsageError(f"token name {name!r}: use letters, digits and . _ @ - (at most 100)")
     store = open_store(database_url)
     try:
-        token, token_hash = new_token()
+        plain, token_hash = new_token()
         store.create_token(name, token_hash)
     finally:
         store.close()
-    print(token)
-    print(f"token {name!r} created; it is not shown again, so store it now", file=sys.stderr)
+    click.echo(plain)
+    click.echo(f"token {name!r} created; it is not shown again, so store it now", err=True)
 
 
-@token_app.command("list")
-def token_list(database_url: DbOpt = None) -> None:
-    """List tokens (names and dates; the tokens themselves are not stored)."""
+@token.command("list")
+@_db_option
+def token_list(database_url: str | None) -> None:
+    """List tokens: names, dates, state (the tokens themselves are not stored)."""
     from rootcause.adapters.store import open_store
 
     store = open_store(database_url)
     try:
         for t in store.list_tokens():
-            print(f"{t.name}\t{t.created_at:%Y-%m-%d %H:%M}\t{'revoked' if t.revoked else 'active'}")
+            click.echo(f"{t.name}\t{t.created_at:%Y-%m-%d %H:%M}\t{'revoked' if t.revoked else 'active'}")
     finally:
         store.close()
 
 
-@token_app.command("revoke")
-def token_revoke(name: Annotated[str, typer.Argument()], database_url: DbOpt = None) -> None:
+@token.command("revoke")
+@click.argument("name")
+@_db_option
+def token_revoke(name: str, database_url: str | None) -> None:
     """Revoke a token: it can no longer write. Its reports stay."""
     from rootcause.adapters.store import open_store
+    from rootcause.errors import UsageError
 
     store = open_store(database_url)
     try:
@@ -172,25 +204,23 @@ def token_revoke(name: Annotated[str, typer.Argument()], database_url: DbOpt = N
             raise UsageError(f"no active token named {name!r}")
     finally:
         store.close()
-    print(f"token {name!r} revoked", file=sys.stderr)
+    click.echo(f"token {name!r} revoked", err=True)
 
 
-def build_site_cmd(
-    out_dir: Annotated[Path, typer.Argument(metavar="DIR", help="Folder to write the site into.")],
-    base_url: Annotated[
-        str, typer.Option(help="Public URL of the site, for sitemap.xml and llms.txt (default: relative).")
-    ] = "",
-    measured: Annotated[
-        bool, typer.Option("--measured", help="Show rates measured from the database's outcome reports.")
-    ] = False,
-    database_url: DbOpt = None,
-    canon: CanonOpt = None,
-) -> None:
+@click.command("build-site")
+@click.argument("out_dir", metavar="DIR", type=click.Path(file_okay=False, path_type=Path))
+@click.option(
+    "--base-url", default="", help="Public URL of the site, for sitemap.xml and llms.txt (default: relative)."
+)
+@click.option("--measured", is_flag=True, help="Show the rates measured from the database's outcome reports.")
+@_db_option
+@_canon_option
+def build_site(out_dir: Path, base_url: str, measured: bool, database_url: str | None, canon: tuple[str, ...]) -> None:
     """Write the whole site as plain files: every page and format, a search index, llms.txt."""
     from rootcause.adapters.loading import load_entries
-    from rootcause.adapters.site_export import build_site
+    from rootcause.adapters.site_export import build_site as build
 
-    entries = load_entries(canon or [])
+    entries = load_entries(list(canon))
     tallies = None
     if measured:
         from rootcause.adapters.store import open_store
@@ -200,16 +230,7 @@ def build_site_cmd(
             tallies = store.tallies()
         finally:
             store.close()
-    report = build_site(out_dir, entries, base_url=base_url, tallies=tallies)
-    print(
-        f"wrote {report.files} files ({report.bytes / 1e6:.1f} MB) for {report.entries} entries to {out_dir}",
-        file=sys.stderr,
+    report = build(out_dir, entries, base_url=base_url, tallies=tallies)
+    click.echo(
+        f"wrote {report.files} files ({report.bytes / 1e6:.1f} MB) for {report.entries} entries to {out_dir}", err=True
     )
-
-
-def register(app: typer.Typer) -> None:
-    app.command()(serve)
-    app.add_typer(index_app, name="index")
-    app.add_typer(outcomes_app, name="outcomes")
-    app.add_typer(token_app, name="token")
-    app.command("build-site")(build_site_cmd)

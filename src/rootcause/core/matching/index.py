@@ -74,6 +74,8 @@ class CompiledIndex:
         self.lexical = LexicalIndex.build(self._lexical_docs())
         self.special_ids = {"errorish": len(self.patterns), "env": len(self.patterns) + 1}
         self.hs_db = self._load_or_build_hyperscan(hs_blob)
+        # the prototype scratch space: every scan clones its own, so scans may run in parallel
+        self.hs_scratch = None if self.hs_db is None else hyperscan.Scratch(self.hs_db)
 
     # -- building ---------------------------------------------------------------------------
     def _lexical_docs(self) -> list[tuple[str, str]]:
@@ -87,9 +89,7 @@ class CompiledIndex:
         if hyperscan is None:
             return None
         if blob is not None:
-            db = hyperscan.loadb(blob, hyperscan.HS_MODE_BLOCK)
-            db.scratch = hyperscan.Scratch(db)  # a deserialised database comes without scratch space
-            return db
+            return hyperscan.loadb(blob, hyperscan.HS_MODE_BLOCK)
         sources = [prefilter_source(p.regex) for p in self.patterns]
         sources += [ERRORISH_REGEX, ENV_HINT_REGEX]
         flags = hyperscan.HS_FLAG_MULTILINE | hyperscan.HS_FLAG_PREFILTER | hyperscan.HS_FLAG_ALLOWEMPTY

@@ -43,7 +43,32 @@ def prefilter_source(regex: str) -> str:
     if src.endswith("$") and not src.endswith("\\$"):
         src = src[:-1]
     src = src.replace("(?m)", "")
-    return src.replace("\\n", "\\n[^\\n]{0,48}?")
+    return _allow_framing_after_newlines(src)
+
+
+def _allow_framing_after_newlines(src: str) -> str:
+    """Rewrite each `\\n` outside a character class so framing may follow it."""
+    out: list[str] = []
+    i, in_class = 0, False
+    while i < len(src):
+        ch = src[i]
+        if ch == "\\" and i + 1 < len(src):
+            pair = src[i : i + 2]
+            out.append("\\n[^\\n]{0,48}?" if pair == "\\n" and not in_class else pair)
+            i += 2
+            continue
+        if ch == "[" and not in_class:
+            in_class = True
+            if src[i + 1 : i + 2] == "]" or src[i + 1 : i + 3] == "^]":  # a leading ] is a literal
+                close = i + (2 if src[i + 1] == "]" else 3)
+                out.append(src[i:close])
+                i = close
+                continue
+        elif ch == "]" and in_class:
+            in_class = False
+        out.append(ch)
+        i += 1
+    return "".join(out)
 
 
 _META = re.compile(r"\\[dDwWsSbB]|\\.|\[[^\]]*\]|\(\?P<\w+>|\(\?[:=!iIsSmM-]*:?|[()|*+?{}^$.]|\{\d+(?:,\d*)?\}")

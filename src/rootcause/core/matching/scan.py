@@ -60,6 +60,7 @@ class SourceScanner:
         self._errorish_head: list[tuple[int, str, str, int | None]] = []
         self._errorish_tail: deque[tuple[int, str, str, int | None]] = deque(maxlen=LEXICAL_KEEP)
         self._max_hits = max_hits
+        self._scratch = None if index.hs_scratch is None else index.hs_scratch.clone()
         self._errorish_skipped = 0
         self._small: list[str] | None = []  # all lines, while the input is small (wrap repair)
 
@@ -123,7 +124,7 @@ class SourceScanner:
         while pos < size:
             found.clear()
             with contextlib.suppress(hyperscan.ScanTerminated):
-                self.index.hs_db.scan(view[pos:], match_event_handler=on_match)
+                self.index.hs_db.scan(view[pos:], match_event_handler=on_match, scratch=self._scratch)
             if not found:
                 break
             end = pos + found[0]

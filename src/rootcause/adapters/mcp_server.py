@@ -1,0 +1,559 @@
+"""The MCP server for coding agents: the canon's tools and resources over the official SDK.
+
+``rootcause mcp`` serves it over stdio (:func:`run_stdio`); the web service mounts the same
+tools over streamable HTTP at ``/mcp`` (:func:`mount_mcp`). Answers are compact and
+size-bounded (:mod:`rootcause.core.agent_view`); a malformed call gets an MCP error
+(a tool result with ``isError``, or a JSON-RPC error for resources), never a crash.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import logging
+import os
+import threading
+import urllib.error
+import urllib.request
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
+from contextlib import asynccontextmanager, contextmanager, suppress
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Annotated, Any, Literal
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
+from mcp_types import INVALID_PARAMS, ToolAnnotations
+from pydantic import Field
+
+from rootcause import __version__
+from rootcause.core import agent_view as view
+from rootcause.core.matching.index import CompiledIndex
+from rootcause.core.model import Entry
+from rootcause.errors import RootcauseError
+
+if TYPE_CHECKING:
+    from fastapi import FastAPI
+    from starlette.types import Receive, Scope, Send
+
+    from rootcause.adapters.web.state import ServiceState
+
+SERVICE_URL_ENV = "ROOTCAUSE_SERVICE_URL"
+TOKEN_ENV = "ROOTCAUSE_TOKEN"
+MCP_PATH = "/mcp"
+MAX_QUERY = 2_000
+NOTE_MAX = 2_000
+HTTP_TIMEOUT_S = 20.0
+NOT_CONFIGURED = (
+    "report_outcome needs a rootcause service with a write token, and none is configured: set "
+    f"{SERVICE_URL_ENV} (the service's base URL, e.g. https://rootcause.example.org) and {TOKEN_ENV} "
+    "(a token from `rootcause token create NAME` on that service) in the MCP server's environment, e.g. "
+    f"`claude mcp add rootcause -e {SERVICE_URL_ENV}=https://… -e {TOKEN_ENV}=rc_… -- rootcause mcp`. "
+    "Nothing was recorded."
+)
+INSTRUCTIONS = (
+    "rootcause knows the errors of the ML infrastructure stack (PyTorch, CUDA, NCCL, DeepSpeed, Hugging Face). "
+    "When a command prints an error or a traceback, call diagnose with the output: it names the known error, "
+    "its cause, the workarounds ranked by how often they worked (with the exact how) and the dead ends to skip, "
+    "or says plainly that nothing known matched. After trying a workaround, call report_outcome."
+)
+
+# What each tool says of itself in tools/list: a model reads it on every turn, so it is exact and short.
+DIAGNOSE_DESCRIPTION = (
+    "Diagnose an error message, traceback or log against rootcause's known errors of the ML stack (PyTorch, "
+    "CUDA, NCCL, DeepSpeed, Hugging Face, packaging). Returns the findings best first (at most 3; the rest by "
+    "id), each with its id, confidence, the matched line, the extracted parameters (rank, sizes, device...), "
+    "the versions verdict, the root cause, the top workarounds with their exact `how` and their [index] for "
+    "report_outcome, and the dead ends to avoid. Says plainly when no known error matched. "
+    "At most 4,000 characters unless detail=true."
+)
+GET_ENTRY_DESCRIPTION = (
+    "One known error by its id: signature, root cause, the best workarounds (each with its [index] and exact "
+    "`how`), the dead ends, the affected versions. Compact by default (at most 4,000 characters); "
+    "detail=true gives the full entry."
+)
+SEARCH_DESCRIPTION = (
+    "Look the known-error canon up by words, error code, id or pasted message; returns ids and signatures, "
+    "best first. Use diagnose for a whole log, get_entry for one entry."
+)
+REPORT_OUTCOME_DESCRIPTION = (
+    "Report whether a workaround (or a dead end) of an entry worked, so that the ranking learns from real "
+    "outcomes. Needs a rootcause service and a write token: over stdio ROOTCAUSE_SERVICE_URL and "
+    "ROOTCAUSE_TOKEN, over HTTP the connection's 'Authorization: Bearer' header. Without them it fails and "
+    "says how to configure them."
+)
+
+Fmt = Literal["text", "json"]
+LangArg = Annotated[Literal["en", "zh"], Field(description="Language of the entry's text: en or zh.")]
+FormatArg = Annotated[Fmt, Field(description="text (compact, the default) or json (compact JSON).")]
+EntryId = Annotated[str, Field(description="An entry id, domain/slug, e.g. pytorch/nccl-timeout-allreduce.")]
+
+
+# -- the canon, as each host holds it ------------------------------------------------------------
+class LocalCanon:
+    """The canon of this machine, loaded on first use (the cached compiled index)."""
+
+    def __init__(self, extra: tuple[str, ...] = ()) -> None:
+        self._extra = list(extra)
+        self._index: CompiledIndex | None = None
+        self._load_lock = threading.Lock()
+        self._scan_lock = threading.Lock()  # hyperscan's scratch space serves one scan at a time
+
+    def _loaded(self) -> CompiledIndex:
+        if self._index is None:
+            with self._load_lock:
+                if self._index is None:
+                    from rootcause.adapters.loading import load_index
+
+                    self._index = load_index(self._extra)
+        return self._index
+
+    def warm(self) -> None:
+        """Load ahead of the first call (a failure is raised again, with its message, at that call)."""
+        with suppress(Exception):
+            self._loaded()
+
+    def entries(self) -> Mapping[str, Entry]:
+        return self._loaded().entries
+
+    @contextmanager
+    def index(self) -> Iterator[CompiledIndex]:
+        index = self._loaded()
+        with self._scan_lock:
+            yield index
+
+    def entry(self, entry_id: str) -> Entry:
+        return _known(self.entries(), entry_id)
+
+
+class ServiceCanon:
+    """The web service's canon: its thread-safe index, and rates measured from outcome reports."""
+
+    def __init__(self, state: ServiceState) -> None:
+        self.state = state
+
+    def entries(self) -> Mapping[str, Entry]:
+        return self.state.entries
+
+    @contextmanager
+    def index(self) -> Iterator[CompiledIndex]:
+        yield self.state.thread_index()
+
+    def entry(self, entry_id: str) -> Entry:
+        return self.state.measured(_known(self.entries(), entry_id).id).entry
+
+
+Canon = LocalCanon | ServiceCanon
+
+
+def _known(entries: Mapping[str, Entry], entry_id: str) -> Entry:
+    entry = entries.get(entry_id.strip())
+    if entry is not None:
+        return entry
+    close = difflib.get_close_matches(entry_id.strip(), list(entries), n=3, cutoff=0.5)
+    hint = f" Did you mean: {', '.join(close)}?" if close else " search(query) finds entries by words."
+    raise ToolError(f"no entry with id {entry_id!r}.{hint}")
+
+
+@contextmanager
+def _as_tool_errors() -> Iterator[None]:
+    """rootcause's own errors reach the agent as tool errors with their message."""
+    try:
+        yield
+    except RootcauseError as exc:
+        raise ToolError(" ".join(str(exc).split())) from None
+
+
+# -- outcome reports -----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class OutcomeReport:
+    entry_id: str
+    kind: Literal["workaround", "dead_end"]
+    index: int
+    action: str
+    result: Literal["worked", "partial", "failed"]
+    versions: dict[str, str] = field(default_factory=dict)
+    note: str | None = None
+
+    def body(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "index": self.index,
+            "result": self.result,
+            "versions": self.versions,
+            "note": self.note,
+        }
+
+
+Reporter = Callable[[OutcomeReport, "Context | None"], dict[str, Any]]
+
+
+def _error_message(raw: bytes) -> str:
+    try:
+        error = json.loads(raw)["error"]
+        message = str(error.get("message") or error.get("code"))
+        details = error.get("details")
+        if isinstance(details, list):
+            message += ": " + "; ".join(str(d.get("msg", d)) if isinstance(d, dict) else str(d) for d in details[:3])
+        return view.flat(message, 500)
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return view.flat(raw.decode("utf-8", "replace"), 300) or "no details"
+
+
+def post_outcome(url: str, token: str, report: OutcomeReport) -> dict[str, Any]:
+    """POST the report to a service's outcome API; its refusals become tool errors."""
+    endpoint = f"{url.rstrip('/')}/api/v1/entries/{report.entry_id}/outcomes"
+    request = urllib.request.Request(
+        endpoint,
+        data=json.dumps(report.body()).encode(),
+        method="POST",
+        headers={
+            "Authorization": f"Bearer {token}",
+            "Content-Type": "application/json",
+            "Accept": "application/json",
+            "User-Agent": f"rootcause-mcp/{__version__}",
+        },
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=HTTP_TIMEOUT_S) as response:
+            result: dict[str, Any] = json.loads(response.read())
+            return result
+    except urllib.error.HTTPError as exc:
+        raise ToolError(
+            f"the service at {url} refused the report (HTTP {exc.code}): {_error_message(exc.read())}"
+        ) from None
+    except (urllib.error.URLError, OSError, ValueError) as exc:
+        reason = getattr(exc, "reason", exc)
+        raise ToolError(f"cannot reach the rootcause service at {url}: {reason}. Nothing was recorded.") from None
+
+
+def env_reporter(report: OutcomeReport, ctx: Context | None = None) -> dict[str, Any]:
+    """Report to the service named by ROOTCAUSE_SERVICE_URL with ROOTCAUSE_TOKEN."""
+    url = os.environ.get(SERVICE_URL_ENV, "").strip()
+    token = os.environ.get(TOKEN_ENV, "").strip()
+    if not url or not token:
+        raise ToolError(NOT_CONFIGURED)
+    if not url.startswith(("http://", "https://")):
+        raise ToolError(f"{SERVICE_URL_ENV} must be an http(s) URL, got {url!r}. Nothing was recorded.")
+    return post_outcome(url, token, report)
+
+
+def _in_process_reporter(state: ServiceState) -> Reporter:
+    """On the web service: the caller's bearer token (the MCP connection's Authorization header),
+    through the outcome API's own handler: the same token, index and rate-limit checks."""
+
+    def report(outcome: OutcomeReport, ctx: Context | None) -> dict[str, Any]:
+        headers = ctx.headers if ctx is not None else None
+        scheme, _, token = (headers or {}).get("authorization", "").partition(" ")
+        if scheme.lower() != "bearer" or not token.strip():
+            if os.environ.get(SERVICE_URL_ENV) and os.environ.get(TOKEN_ENV):
+                return env_reporter(outcome, ctx)  # this service forwards to another one
+            raise ToolError(
+                "report_outcome on this HTTP endpoint needs your write token: connect with the header "
+                "'Authorization: Bearer <token>' (a maintainer creates one with `rootcause token create NAME`). "
+                "Nothing was recorded."
+            )
+        from fastapi.exceptions import RequestValidationError
+        from fastapi.security import HTTPAuthorizationCredentials
+        from pydantic import ValidationError
+
+        from rootcause.adapters.web.api import OutcomeIn, add_outcome
+
+        domain, _, slug = outcome.entry_id.partition("/")
+        request = ctx.request_context.request if ctx is not None else None
+        try:
+            response = add_outcome(
+                domain,
+                slug,
+                OutcomeIn.model_validate(outcome.body()),
+                request,  # type: ignore[arg-type]
+                state,
+                HTTPAuthorizationCredentials(scheme="Bearer", credentials=token.strip()),
+            )
+        except RootcauseError as exc:
+            raise ToolError(f"the service refused the report: {exc}") from None
+        except (RequestValidationError, ValidationError) as exc:
+            errors = exc.errors()
+            msg = "; ".join(str(e.get("msg", e)) for e in errors[:3])
+            raise ToolError(f"the service refused the report: {msg}") from None
+        result: dict[str, Any] = json.loads(bytes(response.body))
+        return result
+
+    return report
+
+
+def _resolve_item(entry: Entry, kind: str, ref: int | str) -> tuple[int, str]:
+    items = (
+        [(w.action, w.how) for w in entry.workarounds]
+        if kind == "workaround"
+        else [(d.action, d.why_fails) for d in entry.dead_ends]
+    )
+    label = "workarounds" if kind == "workaround" else "dead ends"
+    if not items:
+        raise ToolError(f"{entry.id} has no {label}")
+    text = str(ref).strip()
+    if text.lstrip("[").rstrip("]").isdigit():
+        n = int(text.lstrip("[").rstrip("]"))
+        if n < len(items):
+            return n, items[n][0]
+    else:
+        wanted = " ".join(text.lower().split())
+        for n, (action, _) in enumerate(items):
+            if " ".join(action.lower().split()) == wanted:
+                return n, action
+        starts = [n for n, (action, _) in enumerate(items) if action.lower().startswith(wanted) and wanted]
+        if len(starts) == 1:
+            return starts[0], items[starts[0]][0]
+    choices = "; ".join(f"[{n}] {view.flat(action, 60)}" for n, (action, _) in enumerate(items))
+    raise ToolError(
+        f"{entry.id} has no {kind.replace('_', ' ')} {ref!r}: give an index from 0 to {len(items) - 1} ({choices})"
+    )
+
+
+def _versions(env: dict[str, str] | str | None) -> dict[str, str]:
+    from rootcause.core.versions import parse_env_spec
+
+    if env is None:
+        return {}
+    if isinstance(env, str):
+        with _as_tool_errors():
+            return parse_env_spec(env)
+    return {str(k).strip(): str(v).strip() for k, v in env.items()}
+
+
+# -- the server ----------------------------------------------------------------------------------
+READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
+
+
+def build_server(canon: Canon, reporter: Reporter = env_reporter) -> MCPServer:
+    """The MCP server: four tools and the entries as resources."""
+    root = logging.getLogger()
+    level, handlers = root.level, list(root.handlers)
+    server: MCPServer = MCPServer(
+        "rootcause",
+        title="rootcause: known errors of the ML infrastructure stack",
+        version=__version__,
+        instructions=INSTRUCTIONS,
+        log_level="WARNING",
+    )
+    # The SDK's constructor calls logging.basicConfig(); the host (uvicorn, the CLI) owns logging.
+    root.setLevel(level)
+    root.handlers[:] = handlers
+    _add_tools(server, canon, reporter)
+    _add_resources(server, canon)
+    return server
+
+
+def _add_tools(server: MCPServer, canon: Canon, reporter: Reporter) -> None:
+    @server.tool(description=DIAGNOSE_DESCRIPTION, annotations=READ_ONLY, structured_output=False)
+    def diagnose(
+        text: Annotated[
+            str,
+            Field(
+                description="The error output: a message, a traceback or a whole log (over 1 MiB keeps head and tail)."
+            ),
+        ],
+        env: Annotated[
+            str | None,
+            Field(description="Versions for the affected-versions verdict, e.g. 'torch==2.1.0,nccl==2.18'."),
+        ] = None,
+        detail: Annotated[bool, Field(description="Up to 10 findings with every workaround; a larger answer.")] = False,
+        format: FormatArg = "text",
+    ) -> str:
+        if not text.strip():
+            raise ToolError("text is empty: pass the error message, the traceback or the log output to diagnose")
+        from rootcause.core.diagnosis import diagnose_text
+
+        cut = view.truncate_input(text)
+        with _as_tool_errors():
+            environment = _versions(env)
+            with canon.index() as index:
+                d = diagnose_text(cut.text, index, environment)
+            notes = [cut.note] if cut.note else []
+            return view.diagnosis_view(d, canon.entries(), fmt=format, detail=detail, notes=notes)
+
+    @server.tool(description=GET_ENTRY_DESCRIPTION, annotations=READ_ONLY, structured_output=False)
+    def get_entry(
+        id: EntryId,
+        lang: LangArg = "en",
+        detail: Annotated[
+            bool, Field(description="The full entry (Markdown, or every field in JSON) instead of the compact view.")
+        ] = False,
+        format: FormatArg = "text",
+    ) -> str:
+        with _as_tool_errors():
+            entry = canon.entry(id)
+            if not detail:
+                return view.entry_view(entry, lang, fmt=format)
+            from rootcause.core.render import entry_to_dict, render_markdown
+
+            if format == "json":
+                return view.bounded_entry_dict(entry_to_dict(entry))
+            return view.bounded_document(render_markdown(entry, lang))
+
+    @server.tool(description=SEARCH_DESCRIPTION, annotations=READ_ONLY, structured_output=False)
+    def search(
+        query: Annotated[str, Field(description="Words, an error code, an entry id or a pasted message.")],
+        domain: Annotated[
+            str | None, Field(description="Only entries of this domain, e.g. pytorch, cuda, nccl, huggingface.")
+        ] = None,
+        limit: Annotated[int, Field(ge=1, le=20, description="How many entries at most.")] = 5,
+        format: FormatArg = "text",
+    ) -> str:
+        with _as_tool_errors():
+            results = _search(canon, query, domain, limit)
+            return view.search_view(query, results, fmt=format)
+
+    @server.tool(
+        description=REPORT_OUTCOME_DESCRIPTION,
+        annotations=ToolAnnotations(
+            read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=True
+        ),
+        structured_output=False,
+    )
+    def report_outcome(
+        id: EntryId,
+        workaround: Annotated[
+            int | str,
+            Field(description="The [index] that diagnose/get_entry showed (or the action's text)."),
+        ],
+        outcome: Annotated[Literal["worked", "partial", "failed"], Field(description="How it went.")],
+        ctx: Context,
+        env: Annotated[
+            dict[str, str] | str | None,
+            Field(description='The versions it was tried on: {"torch": "2.3.1"} or "torch==2.3.1,nccl==2.20.5".'),
+        ] = None,
+        note: Annotated[str | None, Field(max_length=NOTE_MAX, description="One or two sentences, optional.")] = None,
+        kind: Annotated[
+            Literal["workaround", "dead_end"], Field(description="dead_end when reporting one of the dead ends.")
+        ] = "workaround",
+    ) -> str:
+        with _as_tool_errors():
+            entry = canon.entry(id)
+            index, action = _resolve_item(entry, kind, workaround)
+            report = OutcomeReport(entry.id, kind, index, action, outcome, _versions(env), (note or "").strip() or None)
+            stored = reporter(report, ctx)
+        return (
+            f"recorded: {outcome} for {entry.id} {kind.replace('_', ' ')} [{index}] "
+            f"{view.flat(action, 120)!r} (report {stored.get('id', '?')}). Thank you."
+        )
+
+
+def _search(canon: Canon, query: str, domain: str | None, limit: int) -> list[view.SearchResult]:
+    from rootcause.core.diagnosis import diagnose_text
+
+    q = query.strip()[:MAX_QUERY]
+    if not q:
+        raise ToolError("query is empty: give words, an error code, an entry id or a pasted message")
+    entries = canon.entries()
+    domains = sorted({e.domain for e in entries.values()})
+    if domain is not None and domain.strip() not in domains:
+        raise ToolError(f"unknown domain {domain!r}; the domains are: {', '.join(domains)}")
+    results: list[view.SearchResult] = []
+    seen: set[str] = set()
+
+    def add(entry_id: str, score: float, how: str) -> None:
+        entry = entries.get(entry_id)
+        if entry is not None and entry_id not in seen and (domain is None or entry.domain == domain.strip()):
+            seen.add(entry_id)
+            results.append(view.SearchResult(entry, score, how))
+
+    add(q, 1.0, "id")
+    with canon.index() as index:
+        for f in diagnose_text(q, index).findings:
+            add(f.id, f.score, f.matched_by)
+        lexical = dict(index.lexical.search(q, limit=50))
+    for hit in view.keyword_results(q, entries.values(), lexical):
+        add(hit.entry.id, hit.score, hit.matched_by)
+    return results[:limit]
+
+
+def _entry_resource(canon: Canon, domain: str, slug: str) -> Entry:
+    try:
+        return canon.entry(f"{domain}/{slug}")
+    except ToolError as exc:
+        raise ResourceNotFoundError(str(exc)) from None
+
+
+def _add_resources(server: MCPServer, canon: Canon) -> None:
+    from mcp.shared.exceptions import MCPError
+
+    @server.resource("rootcause://entries", name="entries", mime_type="text/plain")
+    def entry_list() -> str:
+        """Every entry of the canon, one per line: id, a tab, its signature."""
+        return view.entries_index(canon.entries().values())
+
+    @server.resource("rootcause://entries/{domain}/{slug}{?lang}", name="entry", mime_type="text/markdown")
+    def entry_markdown(domain: str, slug: str, lang: str = "en") -> str:
+        """One entry as Markdown (?lang=zh for Chinese)."""
+        from rootcause.core.render import render_markdown
+
+        if lang not in ("en", "zh"):
+            raise MCPError(code=INVALID_PARAMS, message=f"lang must be 'en' or 'zh', got {lang!r}")
+        return render_markdown(_entry_resource(canon, domain, slug), lang) + "\n"  # type: ignore[arg-type]
+
+    @server.resource("rootcause://entries/{domain}/{slug}/json", name="entry-json", mime_type="application/json")
+    def entry_json(domain: str, slug: str) -> str:
+        """One entry as JSON (the index.json of the web site)."""
+        from rootcause.core.render import render_json
+
+        return render_json(_entry_resource(canon, domain, slug))
+
+
+# -- hosts ---------------------------------------------------------------------------------------
+def run_stdio(canon: tuple[str, ...] = ()) -> None:
+    """Serve over stdin/stdout until the client closes them; the canon loads while the client connects."""
+    local = LocalCanon(canon)
+    threading.Thread(target=local.warm, name="rootcause-canon", daemon=True).start()
+    build_server(local).run("stdio")
+
+
+class _HttpEndpoint:
+    """The ASGI app at /mcp: the SDK's streamable HTTP session manager, started by the app's lifespan.
+
+    A session manager runs once; each lifespan (each server start, each test client) gets a new one.
+    Stateless JSON mode: any worker process answers any request, no session affinity needed.
+    """
+
+    def __init__(self, server: MCPServer, max_body_bytes: int | None = None) -> None:
+        self.server = server
+        self.max_body_bytes = max_body_bytes
+        self.manager: Any = None
+
+    @asynccontextmanager
+    async def lifespan(self, _app: object) -> AsyncIterator[None]:
+        from mcp.server.transport_security import TransportSecuritySettings
+
+        # The service has no host allow-list anywhere else; reads are public and writes need a token.
+        security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
+        options: dict[str, Any] = {"stateless_http": True, "json_response": True, "transport_security": security}
+        if self.max_body_bytes:
+            options["max_request_body_size"] = self.max_body_bytes  # the service's own upload limit
+        self.server.streamable_http_app(**options)
+        manager = self.server.session_manager
+        async with manager.run():
+            self.manager = manager
+            try:
+                yield
+            finally:
+                self.manager = None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self.manager is None:
+            from starlette.responses import JSONResponse
+
+            body = {"error": {"status": 503, "code": "mcp_not_started", "message": "the MCP endpoint is not running"}}
+            await JSONResponse(body, status_code=503)(scope, receive, send)
+            return
+        await self.manager.handle_request(scope, receive, send)
+
+
+def mount_mcp(app: FastAPI, path: str = MCP_PATH) -> None:
+    """Serve the MCP tools on the web service over streamable HTTP at ``path``."""
+    from fastapi import APIRouter
+
+    state: ServiceState = app.state.rootcause
+    server = build_server(ServiceCanon(state), _in_process_reporter(state))
+    endpoint = _HttpEndpoint(server, state.settings.max_upload_bytes)
+    router = APIRouter(lifespan=endpoint.lifespan)
+    router.add_route(path, endpoint, include_in_schema=False)
+    app.include_router(router)  # FastAPI merges the router's lifespan into the app's

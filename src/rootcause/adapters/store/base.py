@@ -1,0 +1,103 @@
+"""What the service asks of a store, and the plain records that cross that line."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from rootcause.core.model import Entry
+from rootcause.core.stats import Kind, Result, Tally
+
+
+@dataclass(frozen=True)
+class TokenRecord:
+    id: int
+    name: str
+    created_at: dt.datetime
+    revoked: bool = False
+
+
+@dataclass(frozen=True)
+class RateRule:
+    """At most ``limit`` writes per ``window_s`` seconds for one bucket (a token, an address)."""
+
+    bucket: str
+    limit: int
+    window_s: int
+
+
+@dataclass(frozen=True)
+class NewOutcome:
+    entry_id: str
+    kind: Kind
+    index: int
+    action: str
+    result: Result
+    token_id: int
+    versions: dict[str, str] = field(default_factory=dict)
+    note: str | None = None
+
+
+@dataclass(frozen=True)
+class StoredOutcome:
+    uid: str
+    entry_id: str
+    kind: Kind
+    index: int
+    action: str
+    result: Result
+    versions: dict[str, str]
+    note: str | None
+    reporter: str
+    created_at: dt.datetime  # UTC, naive
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "id": self.uid,
+            "entry_id": self.entry_id,
+            "kind": self.kind,
+            "index": self.index,
+            "action": self.action,
+            "result": self.result,
+            "versions": dict(self.versions),
+            "note": self.note,
+            "reporter": self.reporter,
+            "created_at": self.created_at.replace(tzinfo=dt.UTC).isoformat(),
+        }
+
+
+class Store(Protocol):
+    """The database behind the service: an index of the canon, outcomes, tokens, limits."""
+
+    kind: str  # "sqlite" or "postgresql"
+
+    def init_schema(self) -> None: ...
+    def ping(self) -> None: ...
+    def close(self) -> None: ...
+    def describe(self) -> str: ...
+
+    # the index of the canon
+    def fingerprint(self) -> str | None: ...
+    def rebuild_index(self, entries: Sequence[Entry], fingerprint: str) -> int: ...
+    def sync_index(self, entries: Sequence[Entry], fingerprint: str) -> bool: ...
+    def indexed_count(self) -> int: ...
+    def search(self, terms: Sequence[str], limit: int = 20) -> list[tuple[str, float]]: ...
+
+    # who may write
+    def create_token(self, name: str, token_hash: str) -> TokenRecord: ...
+    def find_token(self, token_hash: str) -> TokenRecord | None: ...
+    def list_tokens(self) -> list[TokenRecord]: ...
+    def revoke_token(self, name: str) -> bool: ...
+
+    # outcome reports
+    def add_outcome(
+        self, new: NewOutcome, rules: Sequence[RateRule], now: dt.datetime | None = None
+    ) -> StoredOutcome: ...
+    def tally(self, entry_id: str) -> Tally: ...
+    def tallies(self) -> dict[str, Tally]: ...
+    def outcome_count(self) -> int: ...
+    def recent_outcomes(self, entry_id: str, limit: int = 20) -> list[StoredOutcome]: ...
+    def iter_outcomes(self, entry_id: str | None = None) -> Iterator[StoredOutcome]: ...
+    def has_outcomes(self, uids: Sequence[str]) -> set[str]: ...

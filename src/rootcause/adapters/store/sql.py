@@ -1,0 +1,357 @@
+"""The SQLAlchemy store, shared by SQLite and PostgreSQL; the dialects differ only in
+how they open connections, lock, and write an upsert."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import secrets
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any, cast
+
+from sqlalchemy import Connection, Engine, case, delete, func, or_, select, update
+from sqlalchemy import exc as sa_exc
+from sqlalchemy.sql.elements import ColumnElement
+
+from rootcause.adapters.store import schema as t
+from rootcause.adapters.store.base import NewOutcome, RateRule, StoredOutcome, TokenRecord
+from rootcause.adapters.store.terms import index_terms, is_prefix_term, rank
+from rootcause.core.model import Entry
+from rootcause.core.stats import Kind, Result, Tally
+from rootcause.errors import RateLimitedError, StoreError, UsageError
+
+EXPORT_BATCH = 1000
+
+
+def utcnow() -> dt.datetime:
+    return dt.datetime.now(dt.UTC).replace(tzinfo=None)
+
+
+class SqlStore:
+    kind = "sql"
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self._reader, self._writer = self._engines(url)
+
+    # -- dialect hooks -----------------------------------------------------------------------
+    def _engines(self, url: str) -> tuple[Engine, Engine]:
+        raise NotImplementedError
+
+    def _lock(self, conn: Connection, name: str) -> None:
+        """Serialise schema creation and index rebuilds across processes."""
+
+    def _insert(self) -> Any:
+        raise NotImplementedError
+
+    def describe(self) -> str:
+        return self.kind
+
+    # -- connections -------------------------------------------------------------------------
+    @contextmanager
+    def _write(self) -> Iterator[Connection]:
+        try:
+            with self._writer.begin() as conn:
+                yield conn
+        except (sa_exc.OperationalError, sa_exc.InterfaceError) as exc:
+            raise StoreError(f"{self.kind} store: {_first_line(exc)}") from None
+
+    @contextmanager
+    def _read(self) -> Iterator[Connection]:
+        try:
+            with self._reader.begin() as conn:
+                yield conn
+        except (sa_exc.OperationalError, sa_exc.InterfaceError) as exc:
+            raise StoreError(f"{self.kind} store: {_first_line(exc)}") from None
+
+    def init_schema(self) -> None:
+        with self._write() as conn:
+            self._lock(conn, "schema")
+            t.metadata.create_all(conn)
+            self._put_meta(conn, "schema_version", t.SCHEMA_VERSION)
+
+    def ping(self) -> None:
+        with self._read() as conn:
+            conn.exec_driver_sql("SELECT 1")
+
+    def close(self) -> None:
+        self._reader.dispose()
+        self._writer.dispose()
+
+    def _put_meta(self, conn: Connection, key: str, value: str) -> None:
+        stmt = self._insert()(t.meta).values(key=key, value=value)
+        conn.execute(stmt.on_conflict_do_update(index_elements=[t.meta.c.key], set_={"value": value}))
+
+    # -- the index ---------------------------------------------------------------------------
+    def fingerprint(self) -> str | None:
+        with self._read() as conn:
+            return conn.execute(select(t.meta.c.value).where(t.meta.c.key == "canon_fingerprint")).scalar_one_or_none()
+
+    def rebuild_index(self, entries: Sequence[Entry], fingerprint: str) -> int:
+        rows = [
+            {
+                "id": e.id,
+                "domain": e.domain,
+                "category": e.category,
+                "subcategory": e.subcategory,
+                "signature": e.signature,
+                "signature_zh": e.signature_zh,
+                "verification": e.verification.value,
+                "generic": e.generic,
+                "withdrawn": e.is_withdrawn,
+                "terms": index_terms(e),
+                "body": e.model_dump_json(),
+            }
+            for e in entries
+        ]
+        with self._write() as conn:
+            self._lock(conn, "index")
+            conn.execute(delete(t.entries))
+            if rows:
+                conn.execute(t.entries.insert(), rows)
+            self._put_meta(conn, "canon_fingerprint", fingerprint)
+            self._put_meta(conn, "index_rebuilt_at", utcnow().isoformat())
+        return len(rows)
+
+    def sync_index(self, entries: Sequence[Entry], fingerprint: str) -> bool:
+        """Rebuild the index when the canon differs from what it was built from."""
+        if self.fingerprint() == fingerprint:
+            return False
+        self.rebuild_index(entries, fingerprint)
+        return True
+
+    def indexed_count(self) -> int:
+        with self._read() as conn:
+            return int(conn.execute(select(func.count()).select_from(t.entries)).scalar_one())
+
+    def _term_condition(self, term: str) -> ColumnElement[bool]:
+        needle = f" {term}" if is_prefix_term(term) else f" {term} "
+        return t.entries.c.terms.contains(needle, autoescape=True)
+
+    def search(self, terms: Sequence[str], limit: int = 20) -> list[tuple[str, float]]:
+        if not terms:
+            return []
+        conditions = [self._term_condition(term) for term in terms]
+        flags = [case((c, 1), else_=0).label(f"t{i}") for i, c in enumerate(conditions)]
+        stmt = select(t.entries.c.id, *flags).where(or_(*conditions), t.entries.c.withdrawn.is_(False))
+        with self._read() as conn:
+            n_docs = conn.execute(select(func.count()).select_from(t.entries)).scalar_one()
+            rows = [(r[0], [bool(v) for v in r[1:]]) for r in conn.execute(stmt)]
+        return rank(rows, terms, int(n_docs))[:limit]
+
+    # -- tokens ------------------------------------------------------------------------------
+    def create_token(self, name: str, token_hash: str) -> TokenRecord:
+        now = utcnow()
+        try:
+            with self._write() as conn:
+                new_id = conn.execute(
+                    t.tokens.insert().values(name=name, token_hash=token_hash, created_at=now).returning(t.tokens.c.id)
+                ).scalar_one()
+        except sa_exc.IntegrityError:
+            raise UsageError(f"a token named {name!r} exists already") from None
+        return TokenRecord(int(new_id), name, now)
+
+    def find_token(self, token_hash: str) -> TokenRecord | None:
+        with self._read() as conn:
+            row = conn.execute(
+                select(t.tokens.c.id, t.tokens.c.name, t.tokens.c.created_at).where(
+                    t.tokens.c.token_hash == token_hash, t.tokens.c.revoked_at.is_(None)
+                )
+            ).first()
+        return None if row is None else TokenRecord(int(row[0]), row[1], row[2])
+
+    def list_tokens(self) -> list[TokenRecord]:
+        with self._read() as conn:
+            rows = conn.execute(
+                select(t.tokens.c.id, t.tokens.c.name, t.tokens.c.created_at, t.tokens.c.revoked_at).order_by(
+                    t.tokens.c.id
+                )
+            ).all()
+        return [TokenRecord(int(r[0]), r[1], r[2], r[3] is not None) for r in rows]
+
+    def revoke_token(self, name: str) -> bool:
+        with self._write() as conn:
+            result = conn.execute(
+                update(t.tokens)
+                .where(t.tokens.c.name == name, t.tokens.c.revoked_at.is_(None))
+                .values(revoked_at=utcnow())
+            )
+        return bool(result.rowcount)
+
+    # -- outcomes ----------------------------------------------------------------------------
+    def _count_hit(self, conn: Connection, rule: RateRule, now: dt.datetime) -> None:
+        stamp = now.replace(tzinfo=dt.UTC).timestamp()
+        start = int(stamp // rule.window_s) * rule.window_s
+        rc = t.rate_counters
+        conn.execute(delete(rc).where(rc.c.bucket == rule.bucket, rc.c.window_start < start))
+        stmt = self._insert()(rc).values(bucket=rule.bucket, window_start=start, hits=1)
+        stmt = stmt.on_conflict_do_update(
+            index_elements=[rc.c.bucket, rc.c.window_start], set_={"hits": rc.c.hits + 1}
+        ).returning(rc.c.hits)
+        hits = int(conn.execute(stmt).scalar_one())
+        if hits > rule.limit:
+            error = RateLimitedError(
+                f"too many reports: at most {rule.limit} per {rule.window_s} s for this {rule.bucket.split(':', 1)[0]}"
+            )
+            error.retry_after = max(1, int(start + rule.window_s - stamp) + 1)  # type: ignore[attr-defined]
+            raise error
+
+    def add_outcome(self, new: NewOutcome, rules: Sequence[RateRule], now: dt.datetime | None = None) -> StoredOutcome:
+        """Count the writer against its limits and store the report, in one transaction.
+
+        Returns only after the commit: an acknowledged report is durable.
+        """
+        now = now or utcnow()
+        uid = secrets.token_hex(16)
+        with self._write() as conn:
+            for rule in rules:
+                self._count_hit(conn, rule, now)
+            conn.execute(
+                t.outcomes.insert().values(
+                    uid=uid,
+                    entry_id=new.entry_id,
+                    kind=new.kind,
+                    item_index=new.index,
+                    action=new.action,
+                    result=new.result,
+                    versions=json.dumps(new.versions, sort_keys=True),
+                    note=new.note,
+                    token_id=new.token_id,
+                    created_at=now,
+                )
+            )
+            reporter = conn.execute(select(t.tokens.c.name).where(t.tokens.c.id == new.token_id)).scalar_one()
+        return StoredOutcome(
+            uid,
+            new.entry_id,
+            new.kind,
+            new.index,
+            new.action,
+            new.result,
+            dict(new.versions),
+            new.note,
+            reporter,
+            now,
+        )
+
+    def _tally_rows(self, entry_id: str | None) -> list[Any]:
+        o = t.outcomes
+        stmt = select(
+            o.c.entry_id,
+            o.c.kind,
+            o.c.item_index,
+            o.c.result,
+            o.c.token_id,
+            func.count(),
+            func.min(o.c.created_at),
+            func.max(o.c.created_at),
+        ).group_by(o.c.entry_id, o.c.kind, o.c.item_index, o.c.result, o.c.token_id)
+        if entry_id is not None:
+            stmt = stmt.where(o.c.entry_id == entry_id)
+        with self._read() as conn:
+            return list(conn.execute(stmt))
+
+    @staticmethod
+    def _fold(out: Tally, row: Any) -> None:
+        _, kind, index, result, token_id, n, first, last = row
+        out.add(
+            cast(Kind, kind),
+            int(index),
+            cast(Result, result),
+            n=int(n),
+            first=_as_date(first),
+            last=_as_date(last),
+            reporter=str(token_id),
+        )
+
+    def tally(self, entry_id: str) -> Tally:
+        out = Tally()
+        for row in self._tally_rows(entry_id):
+            self._fold(out, row)
+        return out
+
+    def tallies(self) -> dict[str, Tally]:
+        out: dict[str, Tally] = {}
+        for row in self._tally_rows(None):
+            self._fold(out.setdefault(row[0], Tally()), row)
+        return out
+
+    def outcome_count(self) -> int:
+        with self._read() as conn:
+            return int(conn.execute(select(func.count()).select_from(t.outcomes)).scalar_one())
+
+    def _outcome_select(self) -> Any:
+        o = t.outcomes
+        return select(
+            o.c.id,
+            o.c.uid,
+            o.c.entry_id,
+            o.c.kind,
+            o.c.item_index,
+            o.c.action,
+            o.c.result,
+            o.c.versions,
+            o.c.note,
+            t.tokens.c.name,
+            o.c.created_at,
+        ).join(t.tokens, t.tokens.c.id == o.c.token_id)
+
+    @staticmethod
+    def _outcome(row: Any) -> StoredOutcome:
+        _, uid, entry_id, kind, index, action, result, versions, note, reporter, created = row
+        return StoredOutcome(
+            uid,
+            entry_id,
+            kind,
+            int(index),
+            action,
+            result,
+            json.loads(versions),
+            note,
+            reporter,
+            created,
+        )
+
+    def recent_outcomes(self, entry_id: str, limit: int = 20) -> list[StoredOutcome]:
+        o = t.outcomes
+        stmt = self._outcome_select().where(o.c.entry_id == entry_id).order_by(o.c.id.desc())
+        with self._read() as conn:
+            return [self._outcome(r) for r in conn.execute(stmt.limit(limit))]
+
+    def iter_outcomes(self, entry_id: str | None = None) -> Iterator[StoredOutcome]:
+        """Every report, oldest first, read in batches (no long transaction)."""
+        o = t.outcomes
+        last = 0
+        while True:
+            stmt = self._outcome_select().where(o.c.id > last)
+            if entry_id is not None:
+                stmt = stmt.where(o.c.entry_id == entry_id)
+            with self._read() as conn:
+                rows = conn.execute(stmt.order_by(o.c.id).limit(EXPORT_BATCH)).all()
+            if not rows:
+                return
+            for row in rows:
+                yield self._outcome(row)
+            last = int(rows[-1][0])
+
+    def has_outcomes(self, uids: Sequence[str]) -> set[str]:
+        found: set[str] = set()
+        for i in range(0, len(uids), 500):
+            chunk = list(uids[i : i + 500])
+            with self._read() as conn:
+                found.update(conn.execute(select(t.outcomes.c.uid).where(t.outcomes.c.uid.in_(chunk))).scalars())
+        return found
+
+
+def _as_date(value: Any) -> dt.date | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        value = dt.datetime.fromisoformat(value)
+    return value.date() if isinstance(value, dt.datetime) else value
+
+
+def _first_line(exc: BaseException) -> str:
+    orig = getattr(exc, "orig", None) or exc
+    return (str(orig).strip().splitlines() or [type(orig).__name__])[0]

@@ -1,0 +1,105 @@
+"""What every request reads: the canon (entries and the compiled index) and the store."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+from fastapi import Request
+
+from rootcause.adapters.loading import load_entries, load_index
+from rootcause.adapters.store import Store, canon_fingerprint, open_store
+from rootcause.adapters.web.settings import Settings
+from rootcause.core.matching.index import CompiledIndex
+from rootcause.core.model import Entry
+from rootcause.core.render import render_document
+from rootcause.core.stats import Recomputed, Tally, recompute
+from rootcause.errors import NotFoundError
+
+_local = threading.local()
+_blob_lock = threading.Lock()
+_cache_lock = threading.Lock()
+DOCUMENT_CACHE = 2048
+
+
+def _tally_key(t: Tally) -> tuple[Any, ...]:
+    return (
+        tuple(sorted(t.workarounds.items())),
+        tuple(sorted(t.dead_ends.items())),
+        t.first,
+        t.last,
+        len(t.reporters),
+    )
+
+
+@dataclass
+class ServiceState:
+    settings: Settings
+    store: Store
+    index: CompiledIndex
+    entries: dict[str, Entry]
+    fingerprint: str
+    domains: set[str] = field(default_factory=set)
+    categories: set[str] = field(default_factory=set)
+    _blob: bytes | None = None
+    _documents: dict[tuple[Any, ...], str] = field(default_factory=dict)
+
+    @classmethod
+    def load(cls, settings: Settings) -> ServiceState:
+        entries = load_entries(settings.canon)
+        index = load_index(settings.canon)
+        store = open_store(settings.database_url)
+        fingerprint = canon_fingerprint(entries)
+        store.sync_index(entries, fingerprint)
+        by_id = {e.id: e for e in entries}
+        return cls(
+            settings,
+            store,
+            index,
+            by_id,
+            fingerprint,
+            {e.domain for e in entries},
+            {e.category for e in entries},
+        )
+
+    @property
+    def entry_list(self) -> list[Entry]:
+        return list(self.entries.values())
+
+    def thread_index(self) -> CompiledIndex:
+        """The index for this request. Scans clone their own hyperscan scratch space, so one
+        shared index serves every thread."""
+        return self.index
+
+    def entry(self, entry_id: str) -> Entry:
+        entry = self.entries.get(entry_id)
+        if entry is None:
+            raise NotFoundError(f"no entry with id {entry_id!r}")
+        return entry
+
+    def measured(self, entry_id: str) -> Recomputed:
+        """The entry with the rates its outcome reports support."""
+        entry = self.entry(entry_id)
+        return recompute(entry, self.store.tally(entry_id))
+
+    def document(self, entry_id: str, fmt: str, lang: str) -> str:
+        """An entry file (index.html, zh.md, …) with measured rates; rendered once per state
+        of its reports (the tally is read on every request, so every process stays current)."""
+        entry = self.entry(entry_id)
+        tally = self.store.tally(entry_id)
+        key = (entry_id, fmt, lang, _tally_key(tally))
+        with _cache_lock:
+            text = self._documents.get(key)
+        if text is None:
+            text = render_document(recompute(entry, tally).entry, fmt, lang)  # type: ignore[arg-type]
+            with _cache_lock:
+                if len(self._documents) >= DOCUMENT_CACHE:
+                    self._documents.pop(next(iter(self._documents)))
+                self._documents[key] = text
+        return text
+
+
+def get_state(request: Request) -> ServiceState:
+    state: ServiceState = request.app.state.rootcause
+    return state
