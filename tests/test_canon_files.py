@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import SEED_ID, run_cli
+from testkit import SEED_ID, run_cli
 
 from rootcause.adapters.canon_files import builtin_canon_dir, dump_entry, load_canon, parse_entry
 from rootcause.errors import CanonError

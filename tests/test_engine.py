@@ -7,10 +7,10 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import SEED_ID, SEED_SIGNATURE, run_cli
 from engine_helpers import index_of, make_entry
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from testkit import SEED_ID, SEED_SIGNATURE, run_cli
 
 import rootcause
 from rootcause.adapters.loading import load_index

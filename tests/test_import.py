@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import SEED_ID, run_cli
+from testkit import SEED_ID, run_cli
 
 from rootcause.adapters.canon_files import load_canon
 from rootcause.adapters.loading import load_entries

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import SEED_ID, run_cli
+from testkit import SEED_ID, run_cli
 
 from rootcause.adapters.canon_files import builtin_canon_dir
 

@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import SEED_ID, SEEDS, run_cli
+from testkit import SEED_ID, SEEDS, run_cli
 
 from rootcause.adapters.loading import load_entries
 from rootcause.core.render import render_document, render_html, render_markdown

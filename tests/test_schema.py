@@ -6,7 +6,7 @@ import json
 
 import jsonschema
 import yaml
-from conftest import SEED_ID, run_cli
+from testkit import SEED_ID, run_cli
 
 from rootcause.adapters.canon_files import builtin_canon_dir
 from rootcause.core.model import Entry

@@ -134,12 +134,12 @@ def test_settings_parsing(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_multi_rank_uploads_get_the_clis_triage(client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[tuple[list[str], list[bytes]]] = []
 
-    def triage_for_diagnosis(d: object, paths: list[str]) -> None:
+    def attach_triage(d: object, paths: list[str]) -> None:
         calls.append((paths, [Path(p).read_bytes() for p in paths]))
 
-    fake = types.ModuleType("rootcause.adapters.cli.triage")
-    fake.triage_for_diagnosis = triage_for_diagnosis  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "rootcause.adapters.cli.triage", fake)
+    import rootcause.adapters.triage_runner as runner
+
+    monkeypatch.setattr(runner, "attach_triage", attach_triage)
     files = [("file", ("rank0.log", b"ok\n", "text/plain")), ("file", ("rank1.log", SEED_ERROR.encode(), "text/plain"))]
     assert client.post("/api/v1/diagnose", files=files).status_code == 200
     ((paths, contents),) = calls
@@ -159,15 +159,16 @@ def test_malformed_bodies_are_bad_requests(client: TestClient) -> None:
 
 def test_multi_rank_upload_is_the_clis_json(app: FastAPI, client: TestClient, tmp_path: Path) -> None:
     """The same inputs through `rootcause diagnose`'s own functions give the same JSON."""
-    from rootcause.adapters.cli.diagnose import _has_rank_prefixes, attach_triage
     from rootcause.adapters.inputs import open_sources
+    from rootcause.adapters.triage_runner import attach_triage
+    from rootcause.core.diagnosis import holds_several_ranks
 
     logs = {"rank0.log": b"[rank0]: step 10\nall fine\n", "rank1.log": f"[rank1]: step 10\n{SEED_ERROR}\n".encode()}
     for name, data in logs.items():
         (tmp_path / name).write_bytes(data)
     named = [(name, tmp_path / name) for name in logs]
     cli = diagnose_sources(open_sources(named), app.state.rootcause.index, {"torch": "2.3.1"})
-    if len(cli.inputs) > 1 or any(i.rank is not None for i in cli.inputs) or _has_rank_prefixes(cli):
+    if holds_several_ranks(cli):
         attach_triage(cli, [str(path) for _, path in named])
     files = [("file", (name, data, "text/plain")) for name, data in logs.items()]
     r = client.post("/api/v1/diagnose", data={"env": "torch==2.3.1"}, files=files)

@@ -26,7 +26,7 @@ def env(tmp_path: Path) -> dict[str, str]:
 
 
 def invoke(args: list[str], env: dict[str, str]) -> tuple[int, str, str]:
-    result = CliRunner(mix_stderr=False).invoke(app, args, env=env, catch_exceptions=False)
+    result = CliRunner().invoke(app, args, env=env, catch_exceptions=False)
     return result.exit_code, result.stdout, result.stderr
 
 

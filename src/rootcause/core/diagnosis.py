@@ -290,6 +290,13 @@ def diagnose_sources(
     )
 
 
+def holds_several_ranks(d: Diagnosis) -> bool:
+    """Several inputs, an input named for a rank, or findings from more than one rank."""
+    if len(d.inputs) > 1 or any(i.rank is not None for i in d.inputs):
+        return True
+    return len({r for f in d.findings for r in f.ranks}) > 1
+
+
 def diagnose_text(text: str, index: CompiledIndex, env: Environment | None = None) -> Diagnosis:
     """Diagnose one pasted text (a message, a traceback or a whole log)."""
     from rootcause.core.matching.scan import iter_text_chunks

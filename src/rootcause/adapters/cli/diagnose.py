@@ -62,13 +62,6 @@ def run_diagnosis(named: list[tuple[str, Path]], env: Environment, canon: list[s
     return diagnose_sources(sources, index, env)
 
 
-def attach_triage(d: Diagnosis, paths: list[str]) -> None:
-    """Multi-rank inputs also get the triage report."""
-    from rootcause.adapters.cli.triage import triage_for_diagnosis
-
-    triage_for_diagnosis(d, paths)
-
-
 @click.command()
 @click.argument("paths", nargs=-1, metavar="[PATH]...")
 @click.option(
@@ -105,6 +98,8 @@ def diagnose(
     Exit status: 0 when a known error matched, 1 when none did, 2 on a usage error.
     """
     from rootcause.adapters.inputs import materialise
+    from rootcause.adapters.triage_runner import attach_triage
+    from rootcause.core.diagnosis import holds_several_ranks
     from rootcause.core.versions import parse_env_spec
     from rootcause.errors import UsageError
 
@@ -116,7 +111,7 @@ def diagnose(
         env.update(parse_env_spec(env_spec))
     named = materialise(path_list)
     d = run_diagnosis(named, env, list(canon), show_progress=sys.stdout.isatty() and not no_progress)
-    if len(d.inputs) > 1 or any(i.rank is not None for i in d.inputs) or _has_rank_prefixes(d):
+    if holds_several_ranks(d):
         attach_triage(d, [str(path) for _, path in named])
     if output == "json":
         sys.stdout.write(d.model_dump_json(indent=2) + "\n")
@@ -131,9 +126,3 @@ def diagnose(
 
         Console().print(diagnosis_rich(d))
     raise click.exceptions.Exit(EXIT_MATCHED if d.matched else EXIT_NO_MATCH)
-
-
-def _has_rank_prefixes(d: Diagnosis) -> bool:
-    """A combined log whose findings come from more than one rank."""
-    ranks = {r for f in d.findings for r in f.ranks}
-    return len(ranks) > 1

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING
 import click
 
 if TYPE_CHECKING:
-    from rootcause.core.diagnosis import Diagnosis
     from rootcause.core.triage import TriageReport
 
 EXIT_CONCLUDED, EXIT_UNDECIDED = 0, 1
@@ -70,22 +69,6 @@ def run_triage(
     report = t.report()
     link(report, matches_from_hits(hits))
     return report
-
-
-def triage_for_diagnosis(d: Diagnosis, paths: list[str]) -> None:
-    """Attach the triage report of the same inputs to a diagnosis (`rootcause diagnose` on several ranks)."""
-    from rootcause.adapters.inputs import open_sources
-    from rootcause.core.triage.engine import Triage, link_findings
-
-    named = [(str(p), Path(p)) for p in paths]
-    if len(d.inputs) == len(named):  # keep the diagnosis' names ("<stdin>" for a spooled stdin)
-        named = [(i.name, path) for i, (_, path) in zip(d.inputs, named, strict=True)]
-    t = Triage()
-    for s in open_sources(named):
-        t.add(s.name, s.chunks, s.rank)
-    report = t.report()
-    link_findings(report, d.findings)
-    d.triage = report
 
 
 @click.command()

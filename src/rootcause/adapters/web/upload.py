@@ -11,9 +11,7 @@ field, ``file`` parts (one per rank is fine; ``.gz`` is unpacked) and an ``env``
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 import tempfile
 import zlib
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -30,7 +28,7 @@ from python_multipart.multipart import MultipartParser, parse_options_header
 from starlette.requests import ClientDisconnect
 
 from rootcause.adapters.inputs import rank_from_path
-from rootcause.core.diagnosis import Diagnosis, SourceInput, diagnose_sources
+from rootcause.core.diagnosis import Diagnosis, SourceInput, diagnose_sources, holds_several_ranks
 from rootcause.core.matching.index import CompiledIndex
 from rootcause.core.versions import Environment, parse_env_spec
 from rootcause.errors import InputTooLargeError, UsageError
@@ -40,7 +38,6 @@ CHUNK = 1 << 20
 IN_MEMORY = 512 << 10  # a spooled input moves to disk past this size
 FILE_FIELDS = frozenset({"file", "files", "log", "logs", "upload"})
 GZIP_RATIO = 8  # unpacked .gz bytes allowed per byte of the cap
-TRIAGE_MODULE = "rootcause.adapters.cli.triage"
 
 
 @dataclass(frozen=True)
@@ -295,15 +292,6 @@ def _files_for_triage(spooled: Spooled, folder: Path) -> list[str]:
     return paths
 
 
-def _triage_available() -> bool:
-    if TRIAGE_MODULE in sys.modules:
-        return True
-    try:
-        return importlib.util.find_spec(TRIAGE_MODULE) is not None
-    except (ImportError, ValueError):
-        return False
-
-
 def diagnose_spooled(spooled: Spooled, index: CompiledIndex) -> Diagnosis:
     """What `rootcause diagnose -f json` computes for these inputs (triage included)."""
     if not spooled.inputs:
@@ -313,12 +301,11 @@ def diagnose_spooled(spooled: Spooled, index: CompiledIndex) -> Diagnosis:
         for name, fh in spooled.inputs
     ]
     d = diagnose_sources(sources, index, spooled.env)
-    if _triage_available():
-        from rootcause.adapters.cli.diagnose import _has_rank_prefixes, attach_triage
+    if holds_several_ranks(d):
+        from rootcause.adapters.triage_runner import attach_triage
 
-        if len(d.inputs) > 1 or any(i.rank is not None for i in d.inputs) or _has_rank_prefixes(d):
-            with tempfile.TemporaryDirectory(prefix="rootcause-upload-") as folder:
-                attach_triage(d, _files_for_triage(spooled, Path(folder)))
+        with tempfile.TemporaryDirectory(prefix="rootcause-upload-") as folder:
+            attach_triage(d, _files_for_triage(spooled, Path(folder)))
     return d
 
 

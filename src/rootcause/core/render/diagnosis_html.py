@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from rootcause.core.diagnosis import Diagnosis, Finding
-from rootcause.core.render.diagnosis_view import _label, _where, diagnosis_markdown
+from rootcause.core.render.diagnosis_view import diagnosis_markdown, finding_label, finding_where
 from rootcause.core.render.html import entry_href, environment
 
 
@@ -16,11 +16,11 @@ def _finding(f: Finding, root: str) -> dict[str, Any]:
         "href": entry_href(f.id, root),
         "href_zh": entry_href(f.id, root, "zh"),
         "score": f"{f.score:.2f}",
-        "label": _label(f),
+        "label": finding_label(f),
         "role": f.role,
         "generic": f.generic,
         "signature": f.signature,
-        "where": _where(f),
+        "where": finding_where(f),
         "lines": "\n".join(ref.text for ref in f.lines[:3]),
         "params": list(f.params.items()),
         "versions": f.versions.status.value,

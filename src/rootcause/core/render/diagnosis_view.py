@@ -10,7 +10,7 @@ from rich.text import Text
 from rootcause.core.diagnosis import Diagnosis, Finding
 
 
-def _where(f: Finding) -> str:
+def finding_where(f: Finding) -> str:
     first = f.lines[0]
     where = f"{first.source}:{first.line}"
     if f.count > 1:
@@ -36,7 +36,7 @@ def _ranks(ranks: list[int]) -> str:
     return ",".join(out)
 
 
-def _label(f: Finding) -> str:
+def finding_label(f: Finding) -> str:
     tags = [f"{f.confidence} confidence", f"matched by {f.matched_by}"]
     if f.generic:
         tags.append("generic")
@@ -61,8 +61,8 @@ def diagnosis_markdown(d: Diagnosis) -> str:
             lines += [f"- `{c.id}` (similarity {c.score:.2f}): {c.signature}" for c in d.nearest]
         return "\n".join(lines) + "\n"
     for n, f in enumerate(d.findings, 1):
-        lines.append(f"## {n}. `{f.id}` — score {f.score:.2f} ({_label(f)})")
-        lines += ["", f"**{f.signature}**", "", f"Seen at `{_where(f)}`:", ""]
+        lines.append(f"## {n}. `{f.id}` — score {f.score:.2f} ({finding_label(f)})")
+        lines += ["", f"**{f.signature}**", "", f"Seen at `{finding_where(f)}`:", ""]
         lines.append(_md_code("\n".join(ref.text for ref in f.lines[:3])))
         if f.params:
             lines += ["", "Parameters: " + ", ".join(f"`{k}={v}`" for k, v in f.params.items())]
@@ -100,7 +100,7 @@ def diagnosis_rich(d: Diagnosis) -> RenderableType:
     for n, f in enumerate(d.findings, 1):
         body = Text()
         body.append(f.signature + "\n", style="bold red")
-        body.append(f"at {_where(f)}\n", style="cyan")
+        body.append(f"at {finding_where(f)}\n", style="cyan")
         for ref in f.lines[:2]:
             body.append("  " + ref.text[:300] + "\n", style="dim")
         if f.params:
@@ -117,7 +117,7 @@ def diagnosis_rich(d: Diagnosis) -> RenderableType:
             body.append("  ✗ ", style="red")
             body.append(de.action, style="bold")
             body.append(" — " + de.why_fails + "\n", style="dim")
-        title = f"{n}. {escape(f.id)}  score {f.score:.2f} · {escape(_label(f))}"
+        title = f"{n}. {escape(f.id)}  score {f.score:.2f} · {escape(finding_label(f))}"
         style = "red" if f.role == "cause" and not f.generic else "yellow"
         parts.append(Panel(body, title=title, title_align="left", border_style=style))
     if d.triage is not None:

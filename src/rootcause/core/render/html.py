@@ -83,6 +83,8 @@ def _provenance(entry: Entry, lang: Lang) -> list[str]:
             lines.append(f"{label(key, lang)} {percent(rate)}: {basis_note(rate, lang)}")
     for w in entry.workarounds:
         lines.append(f"{pick(w.action, w.action_zh, lang)[:80]}: {basis_note(w.success_rate, lang)}")
+    for d in entry.dead_ends:
+        lines.append(f"✗ {d.action[:80]}: {basis_note(d.fail_rate, lang)}")
     return lines
 
 

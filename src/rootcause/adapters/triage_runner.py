@@ -1,0 +1,25 @@
+"""Attach the multi-rank triage report to a diagnosis of the same inputs (CLI and web alike)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rootcause.core.diagnosis import Diagnosis
+
+
+def attach_triage(d: Diagnosis, paths: list[str]) -> None:
+    """Attach the triage report of the same inputs to a diagnosis (`rootcause diagnose` on several ranks)."""
+    from rootcause.adapters.inputs import open_sources
+    from rootcause.core.triage.engine import Triage, link_findings
+
+    named = [(str(p), Path(p)) for p in paths]
+    if len(d.inputs) == len(named):  # keep the diagnosis' names ("<stdin>" for a spooled stdin)
+        named = [(i.name, path) for i, (_, path) in zip(d.inputs, named, strict=True)]
+    t = Triage()
+    for s in open_sources(named):
+        t.add(s.name, s.chunks, s.rank)
+    report = t.report()
+    link_findings(report, d.findings)
+    d.triage = report
