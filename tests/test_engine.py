@@ -247,3 +247,16 @@ def test_newline_inside_a_character_class_of_a_window_pattern() -> None:
     log = '[rank0]: Traceback (most recent call last):\n[rank0]:   File "a.py", line 3, in <module>\n[rank0]:     f()\n[rank0]: KeyError: 1\n'
     d = diagnose_text(log, index)
     assert [f.id for f in d.findings] == ["t/frame"] and d.findings[0].params["exc"] == "KeyError"
+
+
+def test_error_looking_lines_keep_exact_line_numbers(canon_index) -> None:
+    from rootcause.core.matching.scan import SourceScanner
+
+    lines = [f"step {i} ok" if i % 7 else f"WARNING: metrics push {i} timed out" for i in range(1, 20001)]
+    data = ("\n".join(lines) + "\n").encode()
+    scanner = SourceScanner(canon_index)
+    for i in range(0, len(data), 65536):
+        scanner.feed(data[i : i + 65536])
+    kept = scanner.finish().errorish
+    assert len(kept) == 200 and kept[0][0] == 7 and kept[-1][0] == 19999
+    assert all(lines[n - 1] == raw for n, raw, _, _ in kept)

@@ -12,7 +12,6 @@ if TYPE_CHECKING:
     from rootcause.core.diagnosis import Diagnosis
 
 Environment = dict[str, str]
-PROGRESS_MIN_BYTES = 16 << 20
 EXIT_MATCHED, EXIT_NO_MATCH = 0, 1
 DETECTED_PACKAGES = (
     "torch",
@@ -44,6 +43,7 @@ def installed_env() -> Environment:
 
 
 def run_diagnosis(named: list[tuple[str, Path]], env: Environment, canon: list[str], show_progress: bool) -> Diagnosis:
+    from rootcause.adapters.cli.progress import byte_progress
     from rootcause.adapters.inputs import open_sources
     from rootcause.adapters.loading import load_index
     from rootcause.core.diagnosis import diagnose_sources
@@ -51,15 +51,8 @@ def run_diagnosis(named: list[tuple[str, Path]], env: Environment, canon: list[s
     index = load_index(canon)
     sources = open_sources(named)
     total = sum(path.stat().st_size for _, path in named)
-    if show_progress and total >= PROGRESS_MIN_BYTES:
-        from rich.console import Console
-        from rich.progress import BarColumn, DownloadColumn, Progress, TransferSpeedColumn
-
-        columns = ("[progress.description]{task.description}", BarColumn(), DownloadColumn(), TransferSpeedColumn())
-        with Progress(*columns, console=Console(stderr=True), transient=True) as progress:
-            task = progress.add_task("scanning", total=total)
-            return diagnose_sources(sources, index, env, progress=lambda n: progress.advance(task, n))
-    return diagnose_sources(sources, index, env)
+    with byte_progress("scanning", total, show_progress) as advance:
+        return diagnose_sources(sources, index, env, progress=advance)
 
 
 @click.command()

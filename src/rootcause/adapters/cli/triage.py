@@ -17,13 +17,13 @@ if TYPE_CHECKING:
     from rootcause.core.triage import TriageReport
 
 EXIT_CONCLUDED, EXIT_UNDECIDED = 0, 1
-PROGRESS_MIN_BYTES = 16 << 20
 
 
 def run_triage(
     named: list[tuple[str, Path]], canon: list[str], *, kb: bool = True, show_progress: bool = False
 ) -> TriageReport:
     """Triage the inputs; with ``kb``, the knowledge-base patterns scan the same chunks in the same pass."""
+    from rootcause.adapters.cli.progress import byte_progress
     from rootcause.adapters.inputs import open_sources
     from rootcause.core.triage.engine import Triage
     from rootcause.core.triage.kb import link, matches_from_hits
@@ -56,16 +56,8 @@ def run_triage(
                 hits.append((entry.id, entry.role.value, entry.generic, order, s.name, hit.line, rank))
 
     total = sum(path.stat().st_size for _, path in named)
-    if show_progress and total >= PROGRESS_MIN_BYTES:
-        from rich.console import Console
-        from rich.progress import BarColumn, DownloadColumn, Progress, TransferSpeedColumn
-
-        columns = ("[progress.description]{task.description}", BarColumn(), DownloadColumn(), TransferSpeedColumn())
-        with Progress(*columns, console=Console(stderr=True), transient=True) as progress:
-            task = progress.add_task("reading", total=total)
-            scan_all(lambda n: progress.advance(task, n))
-    else:
-        scan_all(lambda n: None)
+    with byte_progress("reading", total, show_progress) as advance:
+        scan_all(advance)
     report = t.report()
     link(report, matches_from_hits(hits))
     return report

@@ -61,7 +61,6 @@ class SourceScanner:
         self._errorish_tail: deque[tuple[int, str, str, int | None]] = deque(maxlen=LEXICAL_KEEP)
         self._max_hits = max_hits
         self._scratch = None if index.hs_scratch is None else index.hs_scratch.clone()
-        self._errorish_skipped = 0
         self._small: list[str] | None = []  # all lines, while the input is small (wrap repair)
 
     # -- feeding ----------------------------------------------------------------------------
@@ -167,24 +166,25 @@ class SourceScanner:
         return pos, line_no
 
     def _collect_errorish(self, chunk: bytes, offsets: list[int], base: int) -> None:
-        """Turn offsets of error-looking text into kept lines (the first and the last few)."""
+        """Turn offsets of error-looking text into kept lines: the first few of the input and the
+        last few (only the tail of a chunk's offsets can still be among the last)."""
+        if len(self._errorish_head) >= LEXICAL_KEEP:
+            offsets = offsets[-4 * LEXICAL_KEEP :]
+        cursor, line_no = 0, base  # newlines counted so far, incrementally (offsets ascend)
         last_start = -1
         for off in offsets:
             start = chunk.rfind(b"\n", 0, max(off - 1, 0)) + 1 if off > 0 else 0
             if start == last_start:
                 continue
             last_start = start
-            if len(self._errorish_head) >= LEXICAL_KEEP and len(self._errorish_tail) == LEXICAL_KEEP:
-                self._errorish_skipped += 1
-                if self._errorish_skipped % 64:  # sample the middle of a very noisy log
-                    continue
+            line_no += chunk.count(b"\n", cursor, start)
+            cursor = start
             stop = chunk.find(b"\n", start)
             raw = chunk[start : stop if stop >= 0 else len(chunk)].decode("utf-8", "replace")
-            line_no = base + chunk.count(b"\n", 0, start) + 1
             clean = strip_framing(raw[:MAX_LINE])
             if self.index.candidates(clean.text, 1):
                 continue  # a pattern line, handled elsewhere
-            self._keep_errorish((line_no, raw[:2000], clean.text[:2000], clean.rank))
+            self._keep_errorish((line_no + 1, raw[:2000], clean.text[:2000], clean.rank))
 
     def _keep_errorish(self, item: tuple[int, str, str, int | None]) -> None:
         if len(self._errorish_head) < LEXICAL_KEEP:
