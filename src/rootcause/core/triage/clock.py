@@ -49,18 +49,16 @@ def _key(month: int, day: int, m: re.Match[str], frac: str | None) -> tuple[floa
     return float(seconds), shown
 
 
-_ANY = re.compile(
-    r"(?:^|[\[\s:])[IWEF](?P<md>\d{3,4}) (?P<h>\d\d):(?P<mi>\d\d):(?P<s>\d\d)(?:\.(?P<f>\d+))?"
-    r"|\d{4}-(?P<mo>\d\d)-(?P<d>\d\d)[ T_](?P<h2>\d\d):(?P<mi2>\d\d):(?P<s2>\d\d)(?:[.,](?P<f2>\d+))?",
-    re.MULTILINE,
-)
-
-
 def last_time(context: str) -> tuple[float, str] | None:
-    """The latest timestamp in the lines before an undated line: a lower bound of its time (one regex pass)."""
-    last = None
-    for last in _ANY.finditer(context):  # noqa: B007 - only the last match is wanted
-        pass
-    if last is None:
-        return None
-    return line_time(context[max(0, last.start() - 1) : last.end() + 1])
+    """The latest timestamp in the lines before an undated line: a lower bound of its time.
+
+    Walks back from the nearest line, so the usual case (the line before is dated) costs one match.
+    """
+    end = len(context)
+    while end > 0:
+        start = context.rfind("\n", 0, end) + 1
+        found = line_time(context[start:end])
+        if found is not None:
+            return found
+        end = start - 1
+    return None
