@@ -54,7 +54,10 @@ def main() -> None:
     ere_patterns = [x for x in (ere(p) for p in patterns) if x is not None]
     tmp = Path(tempfile.mkdtemp())
     (tmp / "ere.txt").write_text("\n".join(ere_patterns) + "\n")
-    (tmp / "re2.txt").write_text("\n".join(patterns) + "\n")
+    # ripgrep joins its patterns into one regex: capture names would clash, so they become plain groups
+    # (and Rust's regex refuses escapes of characters that are not special, such as \")
+    rg_patterns = [re.sub(r"\\([\"'<>`/!@#%&=,;:~ ])", r"\1", re.sub(r"\(\?P<[A-Za-z_]\w*>", "(?:", p)) for p in patterns]
+    (tmp / "re2.txt").write_text("\n".join(rg_patterns) + "\n")
     subprocess.run(["cat", str(args.log)], stdout=subprocess.DEVNULL, check=True)  # warm the page cache
     rootcause = [
         sys.executable,

@@ -260,3 +260,12 @@ def test_error_looking_lines_keep_exact_line_numbers(canon_index) -> None:
     kept = scanner.finish().errorish
     assert len(kept) == 200 and kept[0][0] == 7 and kept[-1][0] == 19999
     assert all(lines[n - 1] == raw for n, raw, _, _ in kept)
+
+
+def test_window_fed_one_byte_at_a_time() -> None:
+    index = index_of(
+        make_entry("t/window", r"Couldn't cast array of type\n\S.*\nto(?:\n|$)", "Couldn't cast", window=4),
+    )
+    data = ("noise\n" * 5 + "TypeError: Couldn't cast array of type\nstring\nto\nmore\n").encode()
+    d = diagnose_sources([SourceInput("s", iter([data[i : i + 1] for i in range(len(data))]))], index)
+    assert [f.id for f in d.findings] == ["t/window"] and d.findings[0].lines[0].line == 8

@@ -22,6 +22,7 @@ CHUNK_LIMIT = 4 << 20
 WRAP_WIDTHS = frozenset({80, 100, 120, 132, 150, 160, 200, 240})
 LEXICAL_KEEP = 100  # error-looking lines kept for the lexical stage, first and last
 MAX_LINE = 64 << 10  # longer lines are cut for matching (hostile input)
+OVERLAP_LIMIT = 256 << 10  # at most this much of a chunk is carried into the next scan
 
 
 @dataclass(slots=True)
@@ -62,6 +63,8 @@ class SourceScanner:
         self._max_hits = max_hits
         self._scratch = None if index.hs_scratch is None else index.hs_scratch.clone()
         self._small: list[str] | None = []  # all lines, while the input is small (wrap repair)
+        self._overlap = b""  # the previous chunk's last lines, for windows across chunks
+        self._errorish_raw: deque[tuple[int, bytes]] = deque(maxlen=2 * LEXICAL_KEEP)
 
     # -- feeding ----------------------------------------------------------------------------
     def feed(self, data: bytes) -> None:
@@ -83,7 +86,7 @@ class SourceScanner:
             self._carry = b""
         if self._small is not None:
             self._repair_wrapped(self._small)
-        self.result.errorish = self._errorish_head + list(self._errorish_tail)
+        self.result.errorish = self._errorish_lines()
         return self.result
 
     # -- scanning ---------------------------------------------------------------------------
@@ -102,95 +105,116 @@ class SourceScanner:
         self.result.lines = base + n_lines
 
     def _scan_hyperscan(self, chunk: bytes, base: int) -> None:
-        view = memoryview(chunk)
-        pos = 0
-        line_no = base  # number of complete lines before `pos`
+        """Skip noise in C; stop in Python only on lines that may match.
+
+        Each scan starts up to `max_window - 1` lines before the first unhandled line (``pos``),
+        so a multi-line window that began on an earlier line (or in the previous chunk) is seen,
+        and ignores what ends before ``pos``: those lines were handled already.
+        """
+        overlap = self._overlap
+        data = overlap + chunk if overlap else chunk
+        view = memoryview(data)
+        size = len(data)
+        pos = len(overlap)  # first byte of the first line not yet handled
+        scan_from = 0
+        line_no = base  # complete lines before `pos`
         found: list[int] = []
-        errorish: list[int] = []  # offsets (relative to `pos`) of error-looking text
+        errorish: list[int] = []
         errorish_id = self.index.special_ids["errorish"]
 
         def on_match(pattern_id: int, _from: int, to: int, _flags: int, _ctx: object) -> bool:
+            end = scan_from + to
+            if end <= pos:
+                return False  # ends on a line handled already
             if pattern_id == errorish_id:
-                errorish.append(pos + to)  # only remembered: the lexical stage reads a few of them
+                errorish.append(end)  # remembered only: the lexical stage reads a few of them
                 return False
-            found.append(to)
+            found.append(end)
             return True  # halt: handle this line in Python, then resume after it
 
-        size = len(chunk)
-        if base > 0:
-            # windows that began in the previous chunk may end in this one's first lines
-            pos, line_no = self._handle_forced(chunk, pos, line_no, self.index.max_window - 1)
         while pos < size:
             found.clear()
             with contextlib.suppress(hyperscan.ScanTerminated):
-                self.index.hs_db.scan(view[pos:], match_event_handler=on_match, scratch=self._scratch)
+                self.index.hs_db.scan(view[scan_from:], match_event_handler=on_match, scratch=self._scratch)
             if not found:
                 break
-            end = pos + found[0]
-            errorish_before = [off for off in errorish if off < end]
-            del errorish[:]
-            self._collect_errorish(chunk, errorish_before, base)
-            probe = end - 1 if end > pos else pos
-            if chunk[probe : probe + 1] == b"\n" and probe > pos:
-                probe -= 1
-            start = chunk.rfind(b"\n", 0, probe + 1) + 1 if probe >= 0 else 0
-            start = max(start, pos)
-            stop = chunk.find(b"\n", probe)
+            end = found[0]
+            start = data.rfind(b"\n", pos, end - 1) + 1 or pos
+            stop = data.find(b"\n", end - 1)
             stop = size if stop < 0 else stop
-            skipped_to = chunk.count(b"\n", pos, start)
-            line_no += skipped_to
-            if skipped_to:
-                self._remember_lines(chunk, pos, start)
-            raw = chunk[start:stop].decode("utf-8", "replace")
-            self._handle_line(raw, line_no + 1)
+            skipped = data.count(b"\n", pos, start)
+            if skipped:
+                self._remember_lines(data, pos, start)
+            line_no += skipped
+            self._handle_line(data[start:stop].decode("utf-8", "replace"), line_no + 1)
             line_no += 1
             pos = stop + 1
-            # a multi-line window may start on this line and end on a later one, which the
-            # resumed scan cannot see (its first line is behind it): look at those lines here
-            pos, line_no = self._handle_forced(chunk, pos, line_no, self.index.max_window - 1)
-        self._collect_errorish(chunk, errorish, base)
+            scan_from = self._window_start(data, pos)
+        self._keep_errorish_offsets(data, errorish, len(overlap), base)
         if pos < size:
-            self._remember_lines(chunk, pos, size)
+            self._remember_lines(data, pos, size)
+        self._overlap = self._last_lines(data)
 
-    def _handle_forced(self, chunk: bytes, pos: int, line_no: int, count: int) -> tuple[int, int]:
-        """Handle the next `count` lines in Python, whatever the skipper says."""
-        size = len(chunk)
-        for _ in range(count):
-            if pos >= size:
-                break
-            stop = chunk.find(b"\n", pos)
-            stop = size if stop < 0 else stop
-            self._handle_line(chunk[pos:stop].decode("utf-8", "replace"), line_no + 1, forced=True)
-            line_no += 1
-            pos = stop + 1
-        return pos, line_no
+    def _window_start(self, data: bytes, pos: int) -> int:
+        """Start of the line `max_window - 1` lines before `pos` (or of the buffer)."""
+        start = pos
+        for _ in range(self.index.max_window - 1):
+            if start <= 0:
+                return 0
+            start = data.rfind(b"\n", 0, start - 1) + 1
+        return start
 
-    def _collect_errorish(self, chunk: bytes, offsets: list[int], base: int) -> None:
-        """Turn offsets of error-looking text into kept lines: the first few of the input and the
-        last few (only the tail of a chunk's offsets can still be among the last)."""
+    def _last_lines(self, data: bytes) -> bytes:
+        if self.index.max_window <= 1:
+            return b""
+        start = self._window_start(data, len(data))
+        return data[max(start, len(data) - OVERLAP_LIMIT) :]
+
+    def _keep_errorish_offsets(self, data: bytes, offsets: list[int], lo: int, base: int) -> None:
+        """Remember the lines of error-looking text: all of them until the first few are kept,
+        then only each chunk's last few (the only ones that can still be among the last)."""
+        if not offsets:
+            return
         if len(self._errorish_head) >= LEXICAL_KEEP:
-            offsets = offsets[-4 * LEXICAL_KEEP :]
-        cursor, line_no = 0, base  # newlines counted so far, incrementally (offsets ascend)
-        last_start = -1
+            offsets = offsets[-2 * LEXICAL_KEEP :]
+        cursor, line_no, last_start = lo, base, -1
         for off in offsets:
-            start = chunk.rfind(b"\n", 0, max(off - 1, 0)) + 1 if off > 0 else 0
+            start = data.rfind(b"\n", lo, off - 1) + 1 or lo
             if start == last_start:
                 continue
             last_start = start
-            line_no += chunk.count(b"\n", cursor, start)
+            line_no += data.count(b"\n", cursor, start)
             cursor = start
-            stop = chunk.find(b"\n", start)
-            raw = chunk[start : stop if stop >= 0 else len(chunk)].decode("utf-8", "replace")
-            clean = strip_framing(raw[:MAX_LINE])
-            if self.index.candidates(clean.text, 1):
-                continue  # a pattern line, handled elsewhere
-            self._keep_errorish((line_no + 1, raw[:2000], clean.text[:2000], clean.rank))
+            stop = data.find(b"\n", start)
+            raw = data[start : stop if stop >= 0 else len(data)][:2000]
+            if len(self._errorish_head) < LEXICAL_KEEP:
+                item = self._errorish_item(line_no + 1, raw)
+                if item is not None:
+                    self._errorish_head.append(item)
+            else:
+                self._errorish_raw.append((line_no + 1, raw))  # cleaned at the end, if still kept
+
+    def _errorish_item(self, line_no: int, raw: bytes) -> tuple[int, str, str, int | None] | None:
+        text = raw.decode("utf-8", "replace")
+        clean = strip_framing(text)
+        if self.index.candidates(clean.text, 1):
+            return None  # a pattern line, handled elsewhere
+        return (line_no, text, clean.text[:2000], clean.rank)
 
     def _keep_errorish(self, item: tuple[int, str, str, int | None]) -> None:
         if len(self._errorish_head) < LEXICAL_KEEP:
             self._errorish_head.append(item)
         else:
             self._errorish_tail.append(item)
+
+    def _errorish_lines(self) -> list[tuple[int, str, str, int | None]]:
+        """The first and the last error-looking lines that no pattern explains."""
+        tail = list(self._errorish_tail)
+        for n, raw in self._errorish_raw:
+            item = self._errorish_item(n, raw)
+            if item is not None:
+                tail.append(item)
+        return self._errorish_head + sorted(tail)[-LEXICAL_KEEP:]
 
     def _scan_lines(self, chunk: bytes, base: int) -> None:
         for n, raw_bytes in enumerate(chunk.split(b"\n")[:-1], start=base + 1):
@@ -212,11 +236,11 @@ class SourceScanner:
             self._tail.append(strip_framing(line[:MAX_LINE]).text)
 
     # -- one line ---------------------------------------------------------------------------
-    def _handle_line(self, raw: str, line_no: int, *, forced: bool = False) -> None:
+    def _handle_line(self, raw: str, line_no: int) -> None:
         clean = strip_framing(raw[:MAX_LINE])
         self._tail.append(clean.text)
         matched = self._match_clean(clean, raw, line_no)
-        if not matched and (forced or self.index.hs_db is None) and _looks_errorish(clean.text):
+        if not matched and self.index.hs_db is None and _looks_errorish(clean.text):
             self._keep_errorish((line_no, raw[:2000], clean.text[:2000], clean.rank))
         env = versions_in_line(clean.text)
         for name, version in env.items():
