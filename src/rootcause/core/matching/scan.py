@@ -57,7 +57,8 @@ class SourceScanner:
         self.index = index
         self.result = ScanResult()
         self._carry = b""
-        self._tail: deque[str] = deque(maxlen=max(index.max_window, 2))
+        # the last lines before the current one, raw (bytes) or cleaned (str): windows read them
+        self._tail: deque[bytes | str] = deque(maxlen=max(index.max_window, 2))
         self._errorish_head: list[tuple[int, str, str, int | None]] = []
         self._errorish_tail: deque[tuple[int, str, str, int | None]] = deque(maxlen=LEXICAL_KEEP)
         self._max_hits = max_hits
@@ -65,6 +66,7 @@ class SourceScanner:
         self._small: list[str] | None = []  # all lines, while the input is small (wrap repair)
         self._overlap = b""  # the previous chunk's last lines, for windows across chunks
         self._errorish_raw: deque[tuple[int, bytes]] = deque(maxlen=2 * LEXICAL_KEEP)
+        self._errorish_pending: list[tuple[bytes, list[int], int, int]] = []  # (chunk, offsets, lo, base)
 
     # -- feeding ----------------------------------------------------------------------------
     def feed(self, data: bytes) -> None:
@@ -171,12 +173,22 @@ class SourceScanner:
         return data[max(start, len(data) - OVERLAP_LIMIT) :]
 
     def _keep_errorish_offsets(self, data: bytes, offsets: list[int], lo: int, base: int) -> None:
-        """Remember the lines of error-looking text: all of them until the first few are kept,
-        then only each chunk's last few (the only ones that can still be among the last)."""
+        """Remember the lines of error-looking text: the first few of the input at once; for the
+        last few, only the latest chunks that hold them are kept, and read at the end."""
         if not offsets:
             return
-        if len(self._errorish_head) >= LEXICAL_KEEP:
-            offsets = offsets[-2 * LEXICAL_KEEP :]
+        if len(self._errorish_head) < LEXICAL_KEEP:
+            self._read_errorish(data, offsets, lo, base)
+            return
+        self._errorish_pending.append((data, offsets, lo, base))
+        held = 0
+        for n in range(len(self._errorish_pending) - 1, -1, -1):
+            held += len(self._errorish_pending[n][1])
+            if held >= LEXICAL_KEEP:
+                del self._errorish_pending[:n]  # older chunks cannot hold any of the last lines
+                break
+
+    def _read_errorish(self, data: bytes, offsets: list[int], lo: int, base: int) -> None:
         cursor, line_no, last_start = lo, base, -1
         for off in offsets:
             start = data.rfind(b"\n", lo, off - 1) + 1 or lo
@@ -185,14 +197,17 @@ class SourceScanner:
             last_start = start
             line_no += data.count(b"\n", cursor, start)
             cursor = start
-            stop = data.find(b"\n", start)
-            raw = data[start : stop if stop >= 0 else len(data)][:2000]
-            if len(self._errorish_head) < LEXICAL_KEEP:
-                item = self._errorish_item(line_no + 1, raw)
-                if item is not None:
-                    self._errorish_head.append(item)
-            else:
-                self._errorish_raw.append((line_no + 1, raw))  # cleaned at the end, if still kept
+            self._keep_errorish_raw(line_no + 1, data, start)
+
+    def _keep_errorish_raw(self, line_no: int, data: bytes, start: int) -> None:
+        stop = data.find(b"\n", start)
+        raw = data[start : stop if stop >= 0 else len(data)][:2000]
+        if len(self._errorish_head) < LEXICAL_KEEP:
+            item = self._errorish_item(line_no, raw)
+            if item is not None:
+                self._errorish_head.append(item)
+        else:
+            self._errorish_raw.append((line_no, raw))  # cleaned at the end, if still kept
 
     def _errorish_item(self, line_no: int, raw: bytes) -> tuple[int, str, str, int | None] | None:
         text = raw.decode("utf-8", "replace")
@@ -209,6 +224,9 @@ class SourceScanner:
 
     def _errorish_lines(self) -> list[tuple[int, str, str, int | None]]:
         """The first and the last error-looking lines that no pattern explains."""
+        for data, offsets, lo, base in self._errorish_pending:
+            self._read_errorish(data, offsets, lo, base)
+        self._errorish_pending.clear()
         tail = list(self._errorish_tail)
         for n, raw in self._errorish_raw:
             item = self._errorish_item(n, raw)
@@ -221,19 +239,25 @@ class SourceScanner:
             self._handle_line(raw_bytes.decode("utf-8", "replace"), n)
 
     def _remember_lines(self, chunk: bytes, start: int, stop: int) -> None:
-        """Keep the last few skipped lines as context for multi-line windows."""
-        want = self._tail.maxlen or 2
-        cursor = stop
-        lines: list[str] = []
-        while len(lines) < want and cursor > start:
-            prev = chunk.rfind(b"\n", start, cursor - 1)
-            piece = chunk[(prev + 1 if prev >= start else start) : cursor].rstrip(b"\n")
-            lines.append(piece.decode("utf-8", "replace"))
-            cursor = prev + 1 if prev >= start else start
-            if prev < start:
-                break
-        for line in reversed(lines):
-            self._tail.append(strip_framing(line[:MAX_LINE]).text)
+        """Keep the last few skipped lines (raw) as context for multi-line windows."""
+        if self.index.max_window <= 1:
+            return
+        first = self._window_start(chunk, stop) if stop - start > 0 else stop
+        first = max(first, start)
+        for piece in chunk[first:stop].split(b"\n"):
+            self._tail.append(piece)
+        if chunk[stop - 1 : stop] == b"\n":
+            self._tail.pop()  # the empty piece after the final newline
+
+    def _window_text(self, window: int) -> str:
+        """The last `window` lines, cleaned, joined with newlines."""
+        lines = list(self._tail)[-window:]
+        out = []
+        for line in lines:
+            if isinstance(line, bytes):
+                line = strip_framing(line[:MAX_LINE].decode("utf-8", "replace")).text
+            out.append(line)
+        return "\n".join(out)
 
     # -- one line ---------------------------------------------------------------------------
     def _handle_line(self, raw: str, line_no: int) -> None:
@@ -250,7 +274,7 @@ class SourceScanner:
         matched = False
         index = self.index
         for window in index.windows:
-            text = clean.text if window == 1 else "\n".join(list(self._tail)[-window:])
+            text = clean.text if window == 1 else self._window_text(window)
             for p in index.candidates(text, window):
                 params = index.confirm(p, text)
                 if params is None:
