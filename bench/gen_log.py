@@ -58,6 +58,7 @@ def main() -> None:
     ap.add_argument("--size-mb", type=int, default=1024)
     ap.add_argument("--errors", type=int, default=50, help="known errors to bury")
     ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--error-ranks", type=int, default=1, help="ranks the buried errors come from (>1: a multi-rank log)")
     args = ap.parse_args()
     rng = random.Random(args.seed)
     examples = [(e.id, ex.text) for e in load_entries() if not e.generic for ex in e.examples if "\n" not in ex.text]
@@ -72,7 +73,7 @@ def main() -> None:
             fh.write(block)
             if b % max(1, n_blocks // args.errors) == 0 and len(planted) < args.errors:
                 entry_id, text = rng.choice(examples)
-                fh.write(f"[rank{rng.randrange(64)}]: {text}\n".encode())
+                fh.write(f"[rank{rng.randrange(args.error_ranks)}]: {text}\n".encode())
                 planted.append({"id": entry_id, "block": b})
     args.out.with_suffix(".planted.json").write_text(json.dumps(planted, indent=1))
     print(f"wrote {args.out} ({args.out.stat().st_size >> 20} MiB), {len(planted)} planted errors")

@@ -8,8 +8,9 @@ PY=${PY:-.venv/bin/python}
 OUT=bench/out; mkdir -p "$OUT"
 command -v rg >/dev/null || echo "ripgrep missing: apt-get install ripgrep (its column will be absent)"
 SIZE_MB=${SIZE_MB:-1024}
-[ -f "$OUT/big.log" ] && [ "$(du -m "$OUT/big.log" | cut -f1)" -ge "$SIZE_MB" ] || $PY bench/gen_log.py "$OUT/big.log" --size-mb "$SIZE_MB"
-echo "## throughput and memory"; $PY bench/throughput.py "$OUT/big.log" --json "$OUT/throughput.json"
+$PY bench/gen_log.py "$OUT/big.log" --size-mb "$SIZE_MB"
+$PY bench/gen_log.py "$OUT/big-ranks.log" --size-mb "$SIZE_MB" --error-ranks 64
+echo "## throughput and memory"; $PY bench/throughput.py "$OUT/big.log" --multi-rank-log "$OUT/big-ranks.log" --json "$OUT/throughput.json"
 echo "## latency"; $PY bench/latency.py --sizes ${SIZES:-1000 10000 100000} --json "$OUT/latency.json"
 echo "## cold start"; $PY bench/coldstart.py --json "$OUT/coldstart.json"
 if [ -f bench/triage_bench.py ]; then echo "## triage"; $PY bench/triage_bench.py --json "$OUT/triage.json"; fi

@@ -47,6 +47,7 @@ def timed(cmd: list[str]) -> tuple[float, int, str]:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("log", type=Path)
+    ap.add_argument("--multi-rank-log", type=Path, help="the same noise with errors from many ranks (triage runs too)")
     ap.add_argument("--json", type=Path, help="write results here")
     args = ap.parse_args()
     size_mb = args.log.stat().st_size / (1 << 20)
@@ -74,6 +75,12 @@ def main() -> None:
     t, rss, out = timed(rootcause)
     findings = len(json.loads(out)["findings"]) if out else 0
     runs["rootcause"] = {"seconds": t, "mb_s": size_mb / t, "peak_rss_mb": rss / 1024, "findings": findings}
+    if args.multi_rank_log:
+        multi = [*rootcause[:-1], str(args.multi_rank_log)]
+        subprocess.run(multi, capture_output=True)
+        t, rss, out = timed(multi)
+        mb = args.multi_rank_log.stat().st_size / (1 << 20)
+        runs["rootcause, multi-rank log (+ triage pass)"] = {"seconds": t, "mb_s": mb / t, "peak_rss_mb": rss / 1024}
     if shutil.which("grep"):
         t, rss, _ = timed(["grep", "-E", "-f", str(tmp / "ere.txt"), str(args.log)])
         runs["grep -E -f"] = {"seconds": t, "mb_s": size_mb / t, "peak_rss_mb": rss / 1024}
