@@ -22,6 +22,16 @@ from rootcause.core.diagnosis import diagnose_text
 from rootcause.core.matching.index import CompiledIndex
 from rootcause.core.model import Entry
 
+_WORD = re.compile(r"(?<![\\<\w])([A-Za-z]{4,})")
+
+
+def _tagged(regex: str, tag: str) -> str:
+    """The same pattern with a unique literal spliced into its first word: same shape, other text."""
+    m = _WORD.search(regex)
+    if m is None:
+        return f"^{tag}zq{regex[1:]}" if regex.startswith("^") else f"{tag}zq{regex}"
+    return regex[: m.start()] + m.group(1)[:2] + tag + m.group(1)[2:] + regex[m.end() :]
+
 
 def synthesise(real: list[Entry], n: int) -> list[Entry]:
     out = list(real)
@@ -29,7 +39,7 @@ def synthesise(real: list[Entry], n: int) -> list[Entry]:
     while len(out) < n:
         base = real[i % len(real)]
         tag = f"synth{i}"
-        patterns = [p.model_copy(update={"regex": f"{tag}zq {p.regex.lstrip('^')}"}) for p in base.patterns]
+        patterns = [p.model_copy(update={"regex": _tagged(p.regex, tag)}) for p in base.patterns]
         out.append(base.model_copy(update={"id": f"{base.domain}/{base.slug}-{tag}", "patterns": patterns}))
         i += 1
     return out

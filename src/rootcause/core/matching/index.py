@@ -34,6 +34,13 @@ ERRORISH_REGEX = (
 MAX_WINDOW = 50
 
 
+def _set_options(n_patterns: int) -> re2.Options:
+    """RE2's default memory budget fits a few hundred patterns; grow it with the canon."""
+    options = re2.Options()
+    options.max_mem = max(64 << 20, min(n_patterns * (64 << 10), 8 << 30))
+    return options
+
+
 @dataclass(frozen=True)
 class CompiledPattern:
     entry_id: str
@@ -61,16 +68,8 @@ class CompiledIndex:
                 self.patterns.append(CompiledPattern(entry.id, p.regex, p.window, names, rx, specificity))
         self.windows = sorted({p.window for p in self.patterns})
         self.max_window = max(self.windows, default=1)
-        self._sets: dict[int, tuple[Any, list[int]]] = {}
-        for window in self.windows:
-            rset = re2.Set.SearchSet(re2.Options())
-            members: list[int] = []
-            for i, p in enumerate(self.patterns):
-                if p.window == window:
-                    rset.Add(p.regex)
-                    members.append(i)
-            rset.Compile()
-            self._sets[window] = (rset, members)
+        self._window_of = [p.window for p in self.patterns]
+        self._sets: dict[int, tuple[Any, list[int]]] = {}  # RE2 sets, built when first needed
         self.lexical = LexicalIndex.build(self._lexical_docs())
         self.special_ids = {"errorish": len(self.patterns), "env": len(self.patterns) + 1}
         self.hs_db = self._load_or_build_hyperscan(hs_blob)
@@ -120,13 +119,38 @@ class CompiledIndex:
         return None if self.hs_db is None else hyperscan.dumpb(self.hs_db)
 
     # -- matching ---------------------------------------------------------------------------
-    def candidates(self, text: str, window: int) -> list[int]:
-        """Indexes of the patterns of this window size that match the cleaned text."""
-        entry = self._sets.get(window)
-        if entry is None:
-            return []
-        rset, members = entry
+    def candidates(self, text: str, window: int, scratch: Any = None) -> list[int]:
+        """Indexes of the patterns of this window size that may match the cleaned text.
+
+        With hyperscan (and a scratch space of the caller's), the multi-pattern database answers
+        in microseconds whatever the canon's size; otherwise an RE2 set does. Either way each
+        candidate is confirmed by its own RE2 pattern afterwards.
+        """
+        if self.hs_db is not None and scratch is not None:
+            found: set[int] = set()
+            n = len(self.patterns)
+            window_of = self._window_of
+
+            def on_match(pattern_id: int, _from: int, _to: int, _flags: int, _ctx: object) -> None:
+                if pattern_id < n and window_of[pattern_id] == window:
+                    found.add(pattern_id)
+
+            self.hs_db.scan(text.encode("utf-8", "replace"), match_event_handler=on_match, scratch=scratch)
+            return sorted(found)
+        rset, members = self._set_for(window)
         return [members[i] for i in (rset.Match(text) or ())]
+
+    def _set_for(self, window: int) -> tuple[Any, list[int]]:
+        built = self._sets.get(window)
+        if built is None:
+            rset = re2.Set.SearchSet(_set_options(len(self.patterns)))
+            members = [i for i, p in enumerate(self.patterns) if p.window == window]
+            for i in members:
+                rset.Add(self.patterns[i].regex)
+            if members:
+                rset.Compile()
+            built = self._sets[window] = (rset, members)
+        return built
 
     def confirm(self, pattern_index: int, text: str) -> dict[str, str] | None:
         """Run the real RE2 pattern; return its named groups, or None when it misses."""

@@ -212,7 +212,7 @@ class SourceScanner:
     def _errorish_item(self, line_no: int, raw: bytes) -> tuple[int, str, str, int | None] | None:
         text = raw.decode("utf-8", "replace")
         clean = strip_framing(text)
-        if self.index.candidates(clean.text, 1):
+        if self.index.candidates(clean.text, 1, self._scratch):
             return None  # a pattern line, handled elsewhere
         return (line_no, text, clean.text[:2000], clean.rank)
 
@@ -275,7 +275,7 @@ class SourceScanner:
         index = self.index
         for window in index.windows:
             text = clean.text if window == 1 else self._window_text(window)
-            for p in index.candidates(text, window):
+            for p in index.candidates(text, window, self._scratch):
                 params = index.confirm(p, text)
                 if params is None:
                     continue
@@ -295,7 +295,7 @@ class SourceScanner:
                 continue
             joined = strip_framing(lines[i].rstrip("\r") + lines[i + 1])
             seen = {(h.pattern, h.line) for h in self.result.hits}
-            for p in self.index.candidates(joined.text, 1):
+            for p in self.index.candidates(joined.text, 1, self._scratch):
                 if (p, i + 1) in seen or (p, i + 2) in seen:
                     continue
                 params = self.index.confirm(p, joined.text)
