@@ -7,7 +7,6 @@ database from the cache instead of parsing YAML and compiling patterns again.
 
 from __future__ import annotations
 
-import json
 import os
 import pickle
 from collections.abc import Iterable
@@ -56,17 +55,13 @@ def load_index(extra: Iterable[str] = ()) -> CompiledIndex:
     path = cache_dir() / f"index-{key}.pickle"
     if path.is_file():
         try:
-            payload = pickle.loads(path.read_bytes())
-            entries = [Entry.model_validate_json(e) for e in json.loads(payload["entries"])]
-            return CompiledIndex(entries, hs_blob=payload["hyperscan"])
+            payload = pickle.loads(path.read_bytes())  # our own file, written below
+            return CompiledIndex(payload["entries"], hs_blob=payload["hyperscan"], lexical=payload["lexical"])
         except Exception:  # a stale or damaged cache is rebuilt, never trusted
             path.unlink(missing_ok=True)
     entries = load_entries(extra)
     index = CompiledIndex(entries)
-    payload = {
-        "entries": json.dumps([e.model_dump_json() for e in entries]),
-        "hyperscan": index.hyperscan_blob(),
-    }
+    payload = {"entries": entries, "hyperscan": index.hyperscan_blob(), "lexical": index.lexical}
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         write_atomic_bytes(path, pickle.dumps(payload))

@@ -54,7 +54,9 @@ class CompiledPattern:
 class CompiledIndex:
     """Immutable after construction; shared by every diagnosis."""
 
-    def __init__(self, entries: list[Entry], hs_blob: bytes | None = None) -> None:
+    def __init__(
+        self, entries: list[Entry], hs_blob: bytes | None = None, lexical: LexicalIndex | None = None
+    ) -> None:
         self.entries: dict[str, Entry] = {e.id: e for e in entries if not e.is_withdrawn}
         self.patterns: list[CompiledPattern] = []
         for entry in self.entries.values():
@@ -70,7 +72,7 @@ class CompiledIndex:
         self.max_window = max(self.windows, default=1)
         self._window_of = [p.window for p in self.patterns]
         self._sets: dict[int, tuple[Any, list[int]]] = {}  # RE2 sets, built when first needed
-        self.lexical = LexicalIndex.build(self._lexical_docs())
+        self.lexical = lexical if lexical is not None else LexicalIndex.build(self._lexical_docs())
         self.special_ids = {"errorish": len(self.patterns), "env": len(self.patterns) + 1}
         self.hs_db = self._load_or_build_hyperscan(hs_blob)
         # the prototype scratch space: every scan clones its own, so scans may run in parallel
