@@ -41,3 +41,46 @@ def run_cli(
         cwd=cwd,
         timeout=120,
     )
+
+
+# -- a real server on loopback (service and MCP tests) -------------------------------------------
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def launch_server(env: dict[str, str], log: Path, *, via_cli: bool = False) -> tuple[subprocess.Popen[bytes], str]:
+    """Start the web service in a subprocess on a free loopback port; wait until /-/health answers.
+
+    `via_cli` starts it the product's way (`rootcause serve`); otherwise through uvicorn's factory,
+    which skips importing the CLI.
+    """
+    import time
+
+    import httpx
+
+    port = free_port()
+    if via_cli:
+        cmd = [sys.executable, "-m", "rootcause.adapters.cli.main", "serve"]
+    else:
+        cmd = [sys.executable, "-m", "uvicorn", "--factory", "rootcause.adapters.web.app:create_app_from_env"]
+    cmd += ["--host", "127.0.0.1", "--port", str(port), "--log-level", "warning"]
+    with log.open("wb") as out:
+        proc = subprocess.Popen(cmd, env=env, stdout=out, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"the server exited ({proc.returncode}):\n{log.read_text()}")
+        try:
+            if httpx.get(f"{url}/-/health", timeout=2).status_code == 200:
+                return proc, url
+        except httpx.TransportError:
+            pass
+        time.sleep(0.1)
+    proc.kill()
+    proc.wait()
+    raise RuntimeError(f"the server did not start in time:\n{log.read_text()}")

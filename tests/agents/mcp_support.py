@@ -5,22 +5,20 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-import httpx
 from anyio.from_thread import BlockingPortal, start_blocking_portal
 from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp_types import CallToolResult, TextContent
+from testkit import free_port, launch_server  # noqa: F401 (free_port is re-exported to the tests)
 
 T = TypeVar("T")
 REPO = Path(__file__).resolve().parents[2]
@@ -92,12 +90,6 @@ def text_of(result: CallToolResult) -> str:
 
 
 # -- the web service -----------------------------------------------------------------------------
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @dataclass
 class Service:
     url: str
@@ -145,33 +137,5 @@ def start_service(tmp: Path, cache: Path) -> Service:
     tmp.mkdir(parents=True, exist_ok=True)
     env = service_env(tmp, cache)
     token = create_token(env["ROOTCAUSE_DATABASE_URL"], "mcp-test")
-    port = free_port()
-    log = tmp / "server.log"
-    cmd = [
-        sys.executable,
-        "-m",
-        "uvicorn",
-        "--factory",
-        "rootcause.adapters.web.app:create_app_from_env",
-        "--host",
-        "127.0.0.1",
-        "--port",
-        str(port),
-        "--log-level",
-        "warning",
-    ]
-    with log.open("wb") as out:
-        proc = subprocess.Popen(cmd, env=env, stdout=out, stderr=subprocess.STDOUT)
-    service = Service(f"http://127.0.0.1:{port}", token, proc, log)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"the service exited ({proc.returncode}):\n{log.read_text()}")
-        try:
-            if httpx.get(f"{service.url}/-/health", timeout=2).status_code == 200:
-                return service
-        except httpx.TransportError:
-            pass
-        time.sleep(0.1)
-    service.stop()
-    raise RuntimeError(f"the service did not start in time:\n{log.read_text()}")
+    proc, url = launch_server(env, tmp / "server.log")
+    return Service(url, token, proc, tmp / "server.log")

@@ -5,16 +5,15 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
-import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote
 
 import httpx
+from testkit import launch_server
 
 PG_ADMIN = os.environ.get("ROOTCAUSE_TEST_PG", "postgresql://postgres@127.0.0.1:5432/test")
 RUN_ID = uuid.uuid4().hex[:8]
@@ -24,12 +23,6 @@ SEED_ERROR = (
     "Original reason for failure was: AllReduce timed out after 600000 ms"
 )
 STORES = ["sqlite", "postgresql"]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def pg_available() -> bool:
@@ -123,9 +116,7 @@ def start_server(
     max_upload: str = "262144",
     via_cli: bool = False,
 ) -> Server:
-    port = free_port()
     data_dir.mkdir(parents=True, exist_ok=True)
-    log = data_dir / f"server-{port}.log"
     env = cli_env(
         database_url,
         data_dir,
@@ -133,48 +124,9 @@ def start_server(
         ROOTCAUSE_RATE_LIMIT=rate_limit,
         ROOTCAUSE_MAX_UPLOAD_BYTES=max_upload,
     )
-    if via_cli:  # the product's way: `rootcause serve`
-        cmd = [
-            sys.executable,
-            "-m",
-            "rootcause.adapters.cli.main",
-            "serve",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--log-level",
-            "warning",
-        ]
-    else:  # the same app through uvicorn's factory (skips importing every CLI command)
-        cmd = [
-            sys.executable,
-            "-m",
-            "uvicorn",
-            "--factory",
-            "rootcause.adapters.web.app:create_app_from_env",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--log-level",
-            "warning",
-        ]
-    with log.open("wb") as out:
-        proc = subprocess.Popen(cmd, env=env, stdout=out, stderr=subprocess.STDOUT)
-    server = Server(f"http://127.0.0.1:{port}", database_url, proc, log, env)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"the server exited ({proc.returncode}):\n{log.read_text()}")
-        try:
-            if httpx.get(f"{server.url}/-/health", timeout=2).status_code == 200:
-                return server
-        except httpx.TransportError:
-            pass
-        time.sleep(0.1)
-    server.stop()
-    raise RuntimeError(f"the server did not start in time:\n{log.read_text()}")
+    log = data_dir / f"server-{len(list(data_dir.glob('server-*.log')))}.log"
+    proc, url = launch_server(env, log, via_cli=via_cli)
+    return Server(url, database_url, proc, log, env)
 
 
 def database_url_for(store: str, name: str, tmp: Path, pg: PgSchemas) -> str:
