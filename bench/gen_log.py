@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import re
 from pathlib import Path
 
 from rootcause.adapters.loading import load_entries
@@ -62,6 +63,8 @@ def main() -> None:
     args = ap.parse_args()
     rng = random.Random(args.seed)
     examples = [(e.id, ex.text) for e in load_entries() if not e.generic for ex in e.examples if "\n" not in ex.text]
+    if args.error_ranks == 1:  # a single-process log: no example that quotes another rank's prefix
+        examples = [(i, t) for i, t in examples if not re.search(r"\[(?:rank|default)\d+\]|\[Rank [1-9]", t)]
     block_lines = [noise_line(rng) for _ in range(200_000)]
     block = ("\n".join(block_lines) + "\n").encode()
     target = args.size_mb << 20
