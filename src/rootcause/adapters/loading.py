@@ -18,7 +18,7 @@ from rootcause.adapters.canon_files import (
     load_canon,
     write_atomic_bytes,
 )
-from rootcause.core.matching.index import CompiledIndex, canon_fingerprint
+from rootcause.core.matching.index import CompiledIndex, index_cache_key
 from rootcause.core.model import Entry
 
 CACHE_ENV = "ROOTCAUSE_CACHE_DIR"
@@ -51,7 +51,7 @@ def load_index(extra: Iterable[str] = ()) -> CompiledIndex:
     extra = list(extra)
     if os.environ.get(NO_CACHE_ENV):
         return CompiledIndex(load_entries(extra))
-    key = canon_fingerprint(_canon_texts(extra))
+    key = index_cache_key(_canon_texts(extra))
     path = cache_dir() / f"index-{key}.pickle"
     if path.is_file():
         try:

@@ -12,13 +12,13 @@ Identical errors repeated by many ranks become one finding with a count.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from pydantic import BaseModel, Field
 
 from rootcause.core.matching.index import CompiledIndex
-from rootcause.core.matching.scan import Hit, ScanResult, SourceScanner
+from rootcause.core.matching.scan import Hit, ScanResult, SourceScanner, iter_text_chunks
 from rootcause.core.model import Entry, Role
 from rootcause.core.triage.model import TriageReport
 from rootcause.core.versions import Environment, VersionVerdict, verdict
@@ -203,11 +203,11 @@ def diagnose_sources(
     index: CompiledIndex,
     env: Environment | None = None,
     *,
-    progress: object | None = None,
+    progress: Callable[[int], object] | None = None,
 ) -> Diagnosis:
     """Scan every input and rank what was found. ``env`` overrides versions read from logs."""
     groups: dict[str, _Group] = {}
-    lexical_lines: list[tuple[str, int, str, str, int | None]] = []
+    lexical_lines: list[tuple[int, str, int, str, str, int | None]] = []
     detected: Environment = {}
     inputs: list[InputSummary] = []
     truncated = 0
@@ -216,7 +216,7 @@ def diagnose_sources(
         for chunk in source.chunks:
             scanner.feed(chunk)
             if progress is not None:
-                progress(len(chunk))  # type: ignore[operator]
+                progress(len(chunk))
         result: ScanResult = scanner.finish()
         truncated += result.truncated_hits
         inputs.append(InputSummary(name=source.name, lines=result.lines, bytes=result.bytes, rank=source.rank))
@@ -240,11 +240,11 @@ def diagnose_sources(
             if len(group.hits) < 64:
                 group.hits.append((source.name, hit))
         for line_no, raw, clean, rank in result.errorish:
-            lexical_lines.append((source.name, line_no, raw, clean, rank if rank is not None else source.rank))
+            lexical_lines.append((order, source.name, line_no, raw, clean, rank if rank is not None else source.rank))
 
     nearest: list[Candidate] = []
     nearest_best: dict[str, Candidate] = {}
-    for source_name, line_no, raw, clean, rank in lexical_lines:
+    for order, source_name, line_no, raw, clean, rank in lexical_lines:
         for entry_id, sim in index.lexical.search(clean, limit=3):
             if entry_id in groups and groups[entry_id].matched_by == "pattern":
                 continue
@@ -253,7 +253,6 @@ def diagnose_sources(
                 hit = Hit(-1, line_no, line_no, raw[:2000], clean[:2000], {}, rank)
                 group = groups.get(entry_id)
                 if group is None:
-                    order = next(i for i, s in enumerate(inputs) if s.name == source_name)
                     group = groups[entry_id] = _Group(entry, "lexical", sim, (order, line_no), [])
                 group.score = max(group.score, sim)
                 group.count += 1
@@ -299,6 +298,4 @@ def holds_several_ranks(d: Diagnosis) -> bool:
 
 def diagnose_text(text: str, index: CompiledIndex, env: Environment | None = None) -> Diagnosis:
     """Diagnose one pasted text (a message, a traceback or a whole log)."""
-    from rootcause.core.matching.scan import iter_text_chunks
-
     return diagnose_sources([SourceInput("<text>", iter_text_chunks(text))], index, env)

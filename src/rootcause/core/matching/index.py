@@ -163,7 +163,7 @@ class CompiledIndex:
         return {k: v for k, v in m.groupdict().items() if v is not None}
 
 
-def canon_fingerprint(texts: list[tuple[str, str]]) -> str:
+def index_cache_key(texts: list[tuple[str, str]]) -> str:
     """A key for the compiled-index cache: the canon's content, and this code's version."""
     from rootcause import __version__
 

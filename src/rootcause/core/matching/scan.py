@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import re
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from rootcause.core.matching.index import ERRORISH_REGEX, CompiledIndex, hyperscan
@@ -46,10 +46,6 @@ class ScanResult:
     truncated_hits: int = 0
 
 
-class _Halt(Exception):
-    pass
-
-
 class SourceScanner:
     """Scans one input (a file, stdin, a pasted text). Feed bytes, then finish()."""
 
@@ -60,7 +56,6 @@ class SourceScanner:
         # the last lines before the current one, raw (bytes) or cleaned (str): windows read them
         self._tail: deque[bytes | str] = deque(maxlen=max(index.max_window, 2))
         self._errorish_head: list[tuple[int, str, str, int | None]] = []
-        self._errorish_tail: deque[tuple[int, str, str, int | None]] = deque(maxlen=LEXICAL_KEEP)
         self._max_hits = max_hits
         self._scratch = None if index.hs_scratch is None else index.hs_scratch.clone()
         self._small: list[str] | None = []  # all lines, while the input is small (wrap repair)
@@ -216,18 +211,12 @@ class SourceScanner:
             return None  # a pattern line, handled elsewhere
         return (line_no, text, clean.text[:2000], clean.rank)
 
-    def _keep_errorish(self, item: tuple[int, str, str, int | None]) -> None:
-        if len(self._errorish_head) < LEXICAL_KEEP:
-            self._errorish_head.append(item)
-        else:
-            self._errorish_tail.append(item)
-
     def _errorish_lines(self) -> list[tuple[int, str, str, int | None]]:
         """The first and the last error-looking lines that no pattern explains."""
         for data, offsets, lo, base in self._errorish_pending:
             self._read_errorish(data, offsets, lo, base)
         self._errorish_pending.clear()
-        tail = list(self._errorish_tail)
+        tail = []
         for n, raw in self._errorish_raw:
             item = self._errorish_item(n, raw)
             if item is not None:
@@ -265,7 +254,8 @@ class SourceScanner:
         self._tail.append(clean.text)
         matched = self._match_clean(clean, raw, line_no)
         if not matched and self.index.hs_db is None and _looks_errorish(clean.text):
-            self._keep_errorish((line_no, raw[:2000], clean.text[:2000], clean.rank))
+            encoded = raw.encode("utf-8", "replace")
+            self._keep_errorish_raw(line_no, encoded, 0)
         env = versions_in_line(clean.text)
         for name, version in env.items():
             self.result.env.setdefault(name, version)
@@ -289,12 +279,12 @@ class SourceScanner:
 
     def _repair_wrapped(self, lines: list[str]) -> None:
         """Terminals wrap long lines at a fixed width; rejoin and match them (small inputs)."""
+        seen = {(h.pattern, h.line) for h in self.result.hits}
         for i in range(len(lines) - 1):
             width = len(lines[i].rstrip("\r"))
             if width not in WRAP_WIDTHS:
                 continue
             joined = strip_framing(lines[i].rstrip("\r") + lines[i + 1])
-            seen = {(h.pattern, h.line) for h in self.result.hits}
             for p in self.index.candidates(joined.text, 1, self._scratch):
                 if (p, i + 1) in seen or (p, i + 2) in seen:
                     continue
@@ -303,6 +293,7 @@ class SourceScanner:
                     self.result.hits.append(
                         Hit(p, i + 2, i + 1, lines[i] + lines[i + 1], joined.text, params, joined.rank)
                     )
+                    seen.add((p, i + 2))
 
 
 _ERRORISH = re.compile(ERRORISH_REGEX)
@@ -310,13 +301,6 @@ _ERRORISH = re.compile(ERRORISH_REGEX)
 
 def _looks_errorish(text: str) -> bool:
     return _ERRORISH.search(text) is not None
-
-
-def scan_source(index: CompiledIndex, chunks: Iterable[bytes]) -> ScanResult:
-    scanner = SourceScanner(index)
-    for chunk in chunks:
-        scanner.feed(chunk)
-    return scanner.finish()
 
 
 def iter_text_chunks(text: str, size: int = 1 << 20) -> Iterator[bytes]:
