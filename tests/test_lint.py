@@ -60,6 +60,8 @@ CASES = {
     },
     "RC702": {"- action: torchrun --nproc_per_node=2": "- action: ''"},
     "RC801": {"verification: ai_generated": "verification: verified"},
+    "RC107": {},  # the seed lists no message generations
+    "RC508": {"- requirement: torch>=1.10\n  status: active\n": "- requirement: torch>=1.10,<2.0\n  status: active\n"},
 }
 
 
@@ -108,6 +110,55 @@ def test_rc201_collision_and_rc301_duplicate(tmp_path: Path) -> None:
     assert "RC201" in found and "RC301" in found
 
 
+def test_rc303_entries_matching_each_other_need_a_relation(tmp_path: Path) -> None:
+    twin = entry_text("pytorch/lint-fixture-twin")
+    found = lint_folder(tmp_path, {GOOD_ID: entry_text(), "pytorch/lint-fixture-twin": twin})
+    assert len(found["RC303"]) == 1 and "lint-fixture-twin" in found["RC303"][0]["message"]
+    relate = {
+        "sources:\n- kind: seed": "related:\n- id: pytorch/lint-fixture-twin\n  type: confused-with\nsources:\n- kind: seed"
+    }
+    related = lint_folder(tmp_path, {GOOD_ID: entry_text(**relate), "pytorch/lint-fixture-twin": twin})
+    assert "RC303" not in related
+
+
+def test_rc508_bounds_with_a_source_or_unchecked_pass(tmp_path: Path) -> None:
+    versions = "- requirement: torch>=1.10\n  status: active\n- requirement: cuda>=11.3\n  status: active\n- requirement: nccl>=2.9\n  status: active\n"
+    sourced = (
+        "- requirement: torch>=1.10\n  status: active\n  bounds_source:\n    kind: source\n"
+        "    ref: pytorch/pytorch@v1.10.0:torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp\n"
+        "- requirement: cuda>=11.3\n  status: active\n  bounds_source: unchecked\n"
+        "- requirement: nccl>=2.9\n  status: active\n  bounds_source: unchecked\n"
+    )
+    assert "RC508" not in lint_folder(tmp_path, {GOOD_ID: entry_text(**{versions: sourced})})
+
+
+def test_rc106_example_must_appear_in_the_fixture_it_cites(tmp_path: Path) -> None:
+    fixture = tmp_path / "tests" / "fixtures" / "run.log"
+    fixture.parent.mkdir(parents=True)
+    cite = "    kind: thread\n    ref: https://github.com/NVIDIA/nccl/issues/1438"
+    local = "    kind: output\n    ref: tests/fixtures/run.log"
+    text = entry_text(**{cite: local})
+    fixture.write_text("noise\nsomething else entirely\n", encoding="utf-8")
+    canon = tmp_path / "canon"
+    assert "RC106" in lint_folder(canon, {GOOD_ID: text})
+    example = text.split("- text: '", 3)[2].split("'\n", 1)[0]
+    fixture.write_text(f"noise\n{example}\n", encoding="utf-8")
+    assert "RC106" not in lint_folder(canon, {GOOD_ID: text})
+
+
+def test_generations_must_name_existing_examples(tmp_path: Path) -> None:
+    generations = (
+        "generations:\n- wording: 'NCCL communicator was aborted on rank %d.'\n  versions: torch>=1.10\n"
+        "  bounds_source: unchecked\n  examples:\n  - 9\nhardware:"
+    )
+    text = entry_text()
+    text = text.replace("hardware:", generations, 1) if "hardware:" in text else text.replace(
+        "root_cause:", generations.replace("hardware:", "root_cause:"), 1
+    )
+    found = lint_folder(tmp_path, {GOOD_ID: text})
+    assert any("generations.0.examples names example 9" in f["message"] for f in found["RC001"]), found
+
+
 def test_rc302_same_as_is_an_honest_duplicate(tmp_path: Path) -> None:
     relate = {
         "sources:\n- kind: seed": "related:\n- id: pytorch/lint-fixture-twin\n  type: same-as\nsources:\n- kind: seed"
@@ -129,7 +180,7 @@ def test_output_is_path_code_message(tmp_path: Path) -> None:
 def test_every_code_has_a_test() -> None:
     from rootcause.core.lint import CHECKS
 
-    tested = set(CASES) | {"RC002", "RC103", "RC104", "RC105", "RC201", "RC301", "RC302"}
+    tested = set(CASES) | {"RC002", "RC103", "RC104", "RC105", "RC106", "RC201", "RC301", "RC302", "RC303"}
     assert set(CHECKS) <= tested, set(CHECKS) - tested
 
 

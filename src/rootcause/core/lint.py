@@ -6,7 +6,7 @@ Codes are stable and documented in docs/lint.md. Severity "error" fails the run.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from packaging.requirements import Requirement
@@ -15,7 +15,7 @@ from rootcause.core.diagnosis import diagnose_text
 from rootcause.core.matching.index import CompiledIndex
 from rootcause.core.matching.lexical import LexicalIndex
 from rootcause.core.matching.patterns import compile_re2
-from rootcause.core.model import Basis, Entry, RelationType, SourceKind, Verification
+from rootcause.core.model import Basis, Entry, RelationType, SourceKind, Verification, has_bounds
 from rootcause.core.normalize import parameterise
 from rootcause.errors import PatternError
 
@@ -27,9 +27,12 @@ CHECKS: dict[str, tuple[str, str]] = {
     "RC103": ("error", "an example is not matched by the entry's own patterns"),
     "RC104": ("error", "fewer than two real examples"),
     "RC105": ("error", "an example or source has no provenance"),
+    "RC106": ("error", "an example cites a fixture file that does not contain it"),
+    "RC107": ("warning", "no message generations listed (wordings and the releases that print them)"),
     "RC201": ("error", "an example is matched first by another entry (collision)"),
     "RC301": ("error", "near-duplicate signature of another entry, with no typed relation"),
     "RC302": ("warning", "near-duplicate of an entry marked same-as: consider merging"),
+    "RC303": ("error", "two entries match each other's examples, with no typed relation"),
     "RC401": ("error", "a workaround and a dead end name the same action, variable or command"),
     "RC501": ("error", "Chinese text missing"),
     "RC502": ("error", "a rate outside [0, 1]"),
@@ -38,6 +41,7 @@ CHECKS: dict[str, tuple[str, str]] = {
     "RC505": ("error", "hardware or an operating system inside versions"),
     "RC506": ("warning", "an estimate with made-up precision (not a multiple of 0.05)"),
     "RC507": ("warning", "high confidence shown on little evidence"),
+    "RC508": ("error", "a version bound with no source for it (say 'unchecked' where it could not be read)"),
     "RC601": ("error", "an environment variable in a workaround that nothing really reads"),
     "RC701": ("error", "a related link to an id that does not exist"),
     "RC702": ("error", "an empty dead end or workaround action"),
@@ -107,6 +111,38 @@ def _commands_in(text: str) -> set[str]:
         words = part.strip().strip("`").split()
         if len(words) >= 2 and re.match(r"^[a-z][\w.\-]*$", words[0]):
             out.add(" ".join(words).lower())
+    return out
+
+
+# Reads the text of a fixture file an example cites (a repository-relative path); None when it cannot tell.
+CitedReader = Callable[[str], str | None]
+
+
+def _fixture_path(ref: str) -> str | None:
+    head = ref.split()[0].rstrip(":,;") if ref.strip() else ""
+    return head if head.startswith("tests/") else None
+
+
+def check_cited_fixtures(entry: Entry, path: str, read_cited: CitedReader) -> list[LintFinding]:
+    out: list[LintFinding] = []
+    for n, ex in enumerate(entry.examples):
+        cited = _fixture_path(ex.source.ref)
+        if cited is None:
+            continue
+        text = read_cited(cited)
+        if text is not None and ex.text not in text.replace("\r\n", "\n"):
+            out.append(LintFinding(path, "RC106", f"examples.{n} does not appear in {cited}"))
+    return out
+
+
+def check_bounds(entry: Entry, path: str) -> list[LintFinding]:
+    out: list[LintFinding] = []
+    for n, v in enumerate(entry.versions):
+        bounded = has_bounds(v.requirement) or any((v.introduced, v.deprecated, v.removed, v.fixed))
+        if bounded and v.bounds_source is None:
+            out.append(LintFinding(path, "RC508", f"versions.{n} ({v.requirement}) has no bounds_source"))
+    if not entry.generations:
+        out.append(LintFinding(path, "RC107", "no generations: list each wording and the releases that print it"))
     return out
 
 
@@ -208,16 +244,23 @@ def check_entry(entry: Entry, path: str, *, known_env: set[str], known_ids: set[
     return out
 
 
+def _related(entries: dict[str, tuple[Entry, str]], a: str, b: str) -> set[RelationType]:
+    return {r.type for r in entries[a][0].related if r.id == b} | {r.type for r in entries[b][0].related if r.id == a}
+
+
 def check_collisions(entries: dict[str, tuple[Entry, str]], index: CompiledIndex) -> list[LintFinding]:
     """Every example must be matched first by its own entry.
 
     For a generic entry's example, a specific entry must not come first, and the entry must be
-    among the findings (a catch-all may legitimately sit beside another catch-all).
+    among the findings (a catch-all may legitimately sit beside another catch-all). Two entries
+    whose patterns each match the other's examples must say how they relate (RC303).
     """
     out: list[LintFinding] = []
+    matched_by: dict[str, set[str]] = {}
     for entry_id, (entry, path) in entries.items():
         for n, ex in enumerate(entry.examples):
             findings = [f for f in diagnose_text(ex.text, index).findings if f.matched_by == "pattern"]
+            matched_by.setdefault(entry_id, set()).update(f.id for f in findings if f.id != entry_id)
             if not findings:
                 continue
             first = findings[0]
@@ -228,6 +271,11 @@ def check_collisions(entries: dict[str, tuple[Entry, str]], index: CompiledIndex
                     out.append(LintFinding(path, "RC201", f"examples.{n} is not found among the findings"))
             elif first.id != entry_id:
                 out.append(LintFinding(path, "RC201", f"examples.{n} is matched first by {first.id}"))
+    for a, others in sorted(matched_by.items()):
+        for b in sorted(others):
+            if a < b and a in matched_by.get(b, set()) and not _related(entries, a, b):
+                message = f"{a} and {b} match each other's examples; link them (related) or narrow a pattern"
+                out.append(LintFinding(entries[a][1], "RC303", message))
     return out
 
 
@@ -244,8 +292,7 @@ def check_duplicates(entries: dict[str, tuple[Entry, str]]) -> list[LintFinding]
             if pair in seen:
                 continue
             seen.add(pair)
-            relations = {r.type for r in entry.related if r.id == other}
-            relations |= {r.type for r in entries[other][0].related if r.id == entry_id}
+            relations = _related(entries, entry_id, other)
             if RelationType.SAME_AS in relations:
                 out.append(LintFinding(path, "RC302", f"near-duplicate of {other} (same-as): merge?"))
             elif not relations:
@@ -261,13 +308,20 @@ def check_duplicates(entries: dict[str, tuple[Entry, str]]) -> list[LintFinding]
 
 
 def lint_entries(
-    loaded: Iterable[tuple[Entry, str]], *, known_env: set[str], index: CompiledIndex | None = None
+    loaded: Iterable[tuple[Entry, str]],
+    *,
+    known_env: set[str],
+    index: CompiledIndex | None = None,
+    read_cited: CitedReader | None = None,
 ) -> list[LintFinding]:
     entries = {e.id: (e, path) for e, path in loaded}
     ids = set(entries)
     out: list[LintFinding] = []
     for entry, path in entries.values():
         out += check_entry(entry, path, known_env=known_env, known_ids=ids)
+        out += check_bounds(entry, path)
+        if read_cited is not None:
+            out += check_cited_fixtures(entry, path, read_cited)
     if index is None:
         try:
             index = CompiledIndex([e for e, _ in entries.values()])

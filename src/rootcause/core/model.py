@@ -141,6 +141,24 @@ class Example(_Strict):
     source: Source
 
 
+UNCHECKED = "unchecked"
+BoundsSource = Source | Literal["unchecked"]
+
+
+def _check_requirement(value: str) -> str:
+    try:
+        Requirement(value)
+    except InvalidRequirement as exc:
+        reason = str(exc).splitlines()[0]
+        raise ValueError(f"not a PEP 508 requirement: {value!r} ({reason})") from None
+    return value
+
+
+def has_bounds(requirement: str) -> bool:
+    """True when a requirement names versions (torch>=1.10), not just a package (torch)."""
+    return bool(str(Requirement(requirement).specifier))
+
+
 class VersionRange(_Strict):
     requirement: str = Field(description="a PEP 508 requirement such as torch>=1.10")
     status: VersionStatus = VersionStatus.ACTIVE
@@ -149,16 +167,15 @@ class VersionRange(_Strict):
     removed: str | None = None
     fixed: str | None = Field(default=None, description="release in which a fix landed")
     notes: str | None = None
+    bounds_source: BoundsSource | None = Field(
+        default=None,
+        description="where the bounds were read (a release tag or commit), or 'unchecked' when they could not be",
+    )
 
     @field_validator("requirement")
     @classmethod
     def _parse_requirement(cls, value: str) -> str:
-        try:
-            Requirement(value)
-        except InvalidRequirement as exc:
-            reason = str(exc).splitlines()[0]
-            raise ValueError(f"not a PEP 508 requirement: {value!r} ({reason})") from None
-        return value
+        return _check_requirement(value)
 
     @field_validator("introduced", "deprecated", "removed", "fixed")
     @classmethod
@@ -173,6 +190,27 @@ class VersionRange(_Strict):
     @property
     def package(self) -> str:
         return Requirement(self.requirement).name.lower()
+
+
+class Generation(_Strict):
+    """One wording of the message, and the releases that print it (a message's history)."""
+
+    wording: str = Field(min_length=1, description="the format string or message as the library's source has it")
+    versions: str = Field(description="a PEP 508 requirement: the releases that print this wording")
+    bounds_source: BoundsSource = Field(
+        description="where the wording and its bounds were read (repo@tag:path, commit), or 'unchecked'"
+    )
+    examples: list[int] = Field(min_length=1, description="indices of the entry's examples of this wording")
+    note: str | None = None
+
+    @field_validator("versions")
+    @classmethod
+    def _parse_versions(cls, value: str) -> str:
+        return _check_requirement(value)
+
+    @property
+    def package(self) -> str:
+        return Requirement(self.versions).name.lower()
 
 
 class Workaround(_Strict):
@@ -212,7 +250,11 @@ class Entry(_Strict):
     category: str
     subcategory: str | None = None
     error_code: str | None = None
-    generic: bool = Field(default=False, description="a catch-all entry; never outranks a specific one")
+    generic: bool = Field(default=False, description="a generic entry; never outranks a specific one")
+    catch_all: bool = Field(
+        default=False,
+        description="matches any error of its kind (a bare Python exception); ranks below every other match",
+    )
     role: Role = Role.CAUSE
     verification: Verification = Verification.AI_GENERATED
     resolvable: Resolvable = "partial"
@@ -222,6 +264,9 @@ class Entry(_Strict):
     confidence: Rate | None = None
     evidence: Evidence = Evidence(count=0)
     versions: list[VersionRange] = Field(default_factory=list)
+    generations: list[Generation] = Field(
+        default_factory=list, description="every wording of the message that users still meet, oldest first"
+    )
     hardware: list[str] = Field(default_factory=list)
     os_specific: dict[str, str] = Field(default_factory=dict)
     root_cause: str = Field(min_length=1)
@@ -243,6 +288,20 @@ class Entry(_Strict):
         if not ID_RE.match(value):
             raise ValueError(f"{value!r} is not an id of the form domain/slug (lowercase, digits, dashes)")
         return value
+
+    @model_validator(mode="after")
+    def _catch_all_is_generic(self) -> Entry:
+        if self.catch_all and not self.generic:
+            raise ValueError("a catch_all entry must also be generic")
+        return self
+
+    @model_validator(mode="after")
+    def _generation_examples_exist(self) -> Entry:
+        for n, gen in enumerate(self.generations):
+            for i in gen.examples:
+                if not 0 <= i < len(self.examples):
+                    raise ValueError(f"generations.{n}.examples names example {i}, which does not exist")
+        return self
 
     @field_validator("schema_version")
     @classmethod

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -25,6 +26,28 @@ def _entry(entry_id: str, canon: list[str] | None) -> Entry:
         if loaded.entry.id == entry_id:
             return loaded.entry
     raise NotFoundError(f"no entry with id {entry_id!r}")
+
+
+def cited_fixture_reader(roots: list[Path]) -> Callable[[str], str | None] | None:
+    """Reads the fixture files examples cite, relative to the checkout that holds the canon.
+
+    None outside a checkout (an installed package ships no tests/): the check is then skipped.
+    """
+    folders = [folder for root in roots for folder in [root.resolve(), *root.resolve().parents]]
+    checkout = next((f for f in folders if (f / "tests" / "fixtures").is_dir()), None)
+    if checkout is None:
+        return None
+
+    def read(ref: str) -> str | None:
+        target = (checkout / ref).resolve()
+        if not target.is_relative_to(checkout):
+            return None
+        try:
+            return target.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return ""  # a missing file contains nothing: the example is flagged
+
+    return read
 
 
 def known_env_vars() -> set[str]:
@@ -116,7 +139,7 @@ def lint(paths: tuple[Path, ...], output: str, canon: tuple[str, ...]) -> None:
                 problems.append(LintFinding(str(file), code_for_field(exc.field, str(exc)), str(exc)))
                 continue
             loaded[entry.id] = (entry, str(file))
-    problems += lint_entries(loaded.values(), known_env=known_env_vars())
+    problems += lint_entries(loaded.values(), known_env=known_env_vars(), read_cited=cited_fixture_reader(roots))
     errors = [p for p in problems if p.severity == "error"]
     if output == "json":
         print(
