@@ -1,11 +1,14 @@
 """From scanned inputs to ranked findings, or an honest "no known error".
 
-The ranking is explicit and total:
-1. a specific entry before a generic one;
+The ranking is explicit and total (docs/ranking.md, one test per rule in tests/test_ranking.py):
+1. a specific entry before a generic one, and a generic one before a catch-all;
 2. a cause before a symptom (what other ranks print because something else
    failed), and a symptom before a wrapper (torchrun's ChildFailedError);
 3. pattern matches before lexical ones;
 4. the earliest first occurrence first (input order, then line).
+
+The lexical stage never claims an entry of another backend than the line names (a Gloo line is
+not answered with an NCCL entry); such an entry may still be offered as nearest.
 
 Identical errors repeated by many ranks become one finding with a count.
 """
@@ -17,6 +20,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, Field
 
+from rootcause.core.matching.backends import other_backend
 from rootcause.core.matching.index import CompiledIndex
 from rootcause.core.matching.scan import Hit, ScanResult, SourceScanner, iter_text_chunks
 from rootcause.core.model import Entry, Role
@@ -176,9 +180,14 @@ def _finding(group: _Group, env: Environment) -> Finding:
     )
 
 
+def tier(entry: Entry) -> int:
+    """0 specific, 1 generic, 2 catch-all."""
+    return 2 if entry.catch_all else int(entry.generic)
+
+
 def _rank_key(group: _Group) -> tuple[int, int, int, int, int, int]:
     return (
-        int(group.entry.generic),
+        tier(group.entry),
         ROLE_ORDER[group.entry.role],
         int(group.matched_by != "pattern"),
         *group.first,
@@ -249,7 +258,8 @@ def diagnose_sources(
             if entry_id in groups and groups[entry_id].matched_by == "pattern":
                 continue
             entry = index.entries[entry_id]
-            if sim >= LEXICAL_THRESHOLD and not entry.generic:
+            claimable = not entry.generic and not other_backend(clean, entry.signature)
+            if sim >= LEXICAL_THRESHOLD and claimable:
                 hit = Hit(-1, line_no, line_no, raw[:2000], clean[:2000], {}, rank)
                 group = groups.get(entry_id)
                 if group is None:

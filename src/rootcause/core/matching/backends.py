@@ -1,0 +1,44 @@
+"""Which backend a text names: a Gloo line is never claimed, by wording alone, for an NCCL entry.
+
+Pattern matches are exact and need no such guard; the lexical stage guesses from shared words, and
+two messages of different backends share most of their words ("timed out", "collective", "rank").
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+# Each backend and the words that name it. Device runtimes and collective libraries both count:
+# an MPS error is not a CUDA error, and a Gloo timeout is not an NCCL one.
+BACKEND_WORDS: dict[str, tuple[str, ...]] = {
+    "nccl": ("nccl", "rccl", "processgroupnccl", "worknccl"),
+    "gloo": ("gloo", "processgroupgloo"),
+    "mpi": ("mpi", "openmpi", "processgroupmpi"),
+    "ucc": ("ucc", "processgroupucc"),
+    "mps": ("mps",),
+    "xla": ("xla", "tpu"),
+    "xpu": ("xpu", "sycl"),
+    "rocm": ("rocm", "hip", "miopen"),
+}
+_WORD = re.compile(r"[a-z0-9]+")
+_BACKEND_OF = {word: backend for backend, words in BACKEND_WORDS.items() for word in words}
+
+
+def backends_named(text: str) -> frozenset[str]:
+    """The backends a text names by word (case-insensitive, whole words)."""
+    return frozenset(_BACKEND_OF[w] for w in _WORD.findall(text.lower()) if w in _BACKEND_OF)
+
+
+@cache
+def _cached(text: str) -> frozenset[str]:
+    return backends_named(text)
+
+
+def other_backend(line: str, entry_text: str) -> bool:
+    """True when the line and the entry each name a backend and share none."""
+    named = backends_named(line)
+    if not named:
+        return False
+    of_entry = _cached(entry_text)
+    return bool(of_entry) and not (named & of_entry)

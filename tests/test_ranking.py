@@ -1,0 +1,136 @@
+"""One test per ranking rule of docs/ranking.md, on small hand-built entries and on the real canon."""
+
+from __future__ import annotations
+
+import pytest
+from engine_helpers import index_of, make_entry
+
+from rootcause.adapters.loading import load_index
+from rootcause.core.diagnosis import LEXICAL_THRESHOLD, diagnose_text
+from rootcause.core.matching.backends import backends_named, other_backend
+
+
+@pytest.fixture(scope="module")
+def canon_index():
+    return load_index()
+
+
+CATCH_ALL = make_entry(
+    "t/catch-all",
+    r"Traceback \(most recent call last\):\n(?:.*\n)*?(?P<exc>[A-Z]\w*Error): (?P<message>.+)",
+    "Traceback (most recent call last):\nValueError: x",
+    window=6,
+    generic=True,
+    catch_all=True,
+)
+GENERIC = make_entry(
+    "t/generic-aborted",
+    r"NCCL communicator was aborted on rank (?P<rank>\d+)",
+    "RuntimeError: NCCL communicator was aborted on rank 0.",
+    generic=True,
+)
+SPECIFIC = make_entry(
+    "t/specific-timeout",
+    r"Watchdog caught collective operation timeout: WorkNCCL\(SeqNum=(?P<seq>\d+), OpType=(?P<op>\w+)",
+    "Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1, OpType=ALLREDUCE",
+)
+TRACEBACK = "\n".join(
+    [
+        "Traceback (most recent call last):",
+        '  File "train.py", line 10, in <module>',
+        "    dist.all_reduce(t)",
+        "RuntimeError: NCCL communicator was aborted on rank 1. Original reason for failure was: "
+        "[Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=7, OpType=ALLREDUCE, "
+        "Timeout(ms)=600000) ran for 600009 milliseconds before timing out.",
+    ]
+)
+
+
+def test_specific_before_generic_before_catch_all_even_when_the_catch_all_starts_earlier() -> None:
+    d = diagnose_text(TRACEBACK, index_of(CATCH_ALL, GENERIC, SPECIFIC))
+    assert [f.id for f in d.findings][:1] == ["t/specific-timeout"]
+    without_specific = diagnose_text(TRACEBACK, index_of(CATCH_ALL, GENERIC))
+    assert without_specific.findings[0].id == "t/generic-aborted"
+    assert without_specific.findings[0].lines[0].line > 1, "the catch-all's window starts earlier, yet it ranks last"
+
+
+def test_catch_all_alone_still_answers() -> None:
+    d = diagnose_text(TRACEBACK, index_of(CATCH_ALL))
+    assert [f.id for f in d.findings] == ["t/catch-all"] and d.findings[0].generic
+
+
+def test_cause_before_symptom_before_wrapper() -> None:
+    index = index_of(
+        make_entry("t/wrapper", r"ChildFailedError", "ChildFailedError", role="wrapper"),
+        make_entry("t/symptom", r"peer went away", "peer went away", role="symptom"),
+        make_entry("t/cause", r"illegal memory access", "illegal memory access"),
+    )
+    log = "ChildFailedError\npeer went away\nCUDA error: an illegal memory access was encountered\n"
+    assert [f.id for f in diagnose_text(log, index).findings] == ["t/cause", "t/symptom", "t/wrapper"]
+
+
+def test_pattern_before_lexical() -> None:
+    lexical_only = make_entry(
+        "t/lexical",
+        r"^never matches this pattern$",
+        "RuntimeError: DataLoader worker exited unexpectedly with exit code 1 while prefetching batches",
+    )
+    exact = make_entry("t/exact", r"Segmentation fault in worker", "Segmentation fault in worker")
+    log = "RuntimeError: DataLoader worker exited unexpectedly with exit code 1 while prefetching batches\nSegmentation fault in worker\n"
+    d = diagnose_text(log, index_of(lexical_only, exact))
+    assert [(f.id, f.matched_by) for f in d.findings] == [("t/exact", "pattern"), ("t/lexical", "lexical")]
+
+
+def test_earliest_first_among_equals() -> None:
+    index = index_of(make_entry("t/a", r"alpha failed", "alpha failed"), make_entry("t/b", r"beta failed", "beta failed"))
+    assert [f.id for f in diagnose_text("beta failed\nalpha failed\n", index).findings] == ["t/b", "t/a"]
+    assert [f.id for f in diagnose_text("alpha failed\nbeta failed\n", index).findings] == ["t/a", "t/b"]
+
+
+def test_backends_named_by_whole_words() -> None:
+    assert backends_named("ProcessGroupGloo.cpp: Gloo connectFullMesh failed") == {"gloo"}
+    assert backends_named("NCCL WARN Call to connect returned Connection refused") == {"nccl"}
+    assert backends_named("the glooming model") == frozenset()
+    assert other_backend("gloo timed out", "NCCL watchdog timed out")
+    assert not other_backend("collective timed out", "NCCL watchdog timed out")
+    assert not other_backend("gloo timed out", "Timed out waiting for recv operation")
+
+
+def test_lexical_stage_never_claims_an_entry_of_another_backend() -> None:
+    nccl = make_entry(
+        "t/nccl-watchdog",
+        r"^pattern that the gloo line does not match$",
+        "NCCL watchdog caught collective operation timeout while the AllReduce ran too long",
+    )
+    line = "Gloo watchdog caught collective operation timeout while the AllReduce ran too long"
+    d = diagnose_text(line, index_of(nccl))
+    assert not d.matched and d.findings == []
+    assert [c.id for c in d.nearest] == ["t/nccl-watchdog"], "offered as nearest, not claimed"
+    same_backend = diagnose_text(line.replace("Gloo", "NCCL"), index_of(nccl))
+    assert [f.id for f in same_backend.findings] == ["t/nccl-watchdog"]
+    assert same_backend.findings[0].score >= LEXICAL_THRESHOLD
+
+
+def test_real_canon_gives_no_nccl_entry_for_a_gloo_line(canon_index) -> None:
+    line = (
+        "[Rank 0] Gloo watchdog caught collective operation timeout: WorkGloo(SeqNum=35, OpType=ALLREDUCE, "
+        "Timeout(ms)=1800000) ran for 1800366 milliseconds before timing out."
+    )
+    d = diagnose_text(line, canon_index)
+    assert not any("nccl" in f.id for f in d.findings if f.matched_by == "lexical"), [f.id for f in d.findings]
+
+
+def test_real_canon_catch_all_ranks_below_a_specific_generic_entry(canon_index) -> None:
+    log = "\n".join(
+        [
+            "Traceback (most recent call last):",
+            '  File "train.py", line 3, in <module>',
+            "    dist.all_reduce(t)",
+            "RuntimeError: NCCL communicator was aborted on rank 3.",
+        ]
+    )
+    ids = [f.id for f in diagnose_text(log, canon_index).findings]
+    catch_alls = [i for i in ids if canon_index.entries[i].catch_all]
+    assert catch_alls == ["pytorch/python-exception-generic"], ids
+    assert ids and not canon_index.entries[ids[0]].catch_all, ids
+    assert all(ids.index(c) > ids.index(o) for c in catch_alls for o in ids if o not in catch_alls)
