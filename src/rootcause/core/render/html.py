@@ -11,7 +11,7 @@ from typing import Any
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 
-from rootcause.core.model import Entry
+from rootcause.core.model import Entry, Source
 from rootcause.core.render.labels import (
     LABELS,
     VERSION_STATUS_ZH,
@@ -88,6 +88,27 @@ def _provenance(entry: Entry, lang: Lang) -> list[str]:
     return lines
 
 
+def bounds_note(bounds: Source | str | None, lang: Lang) -> str:
+    """Where a version bound was read, in one line ("" when nothing says)."""
+    if bounds is None:
+        return ""
+    if isinstance(bounds, str):
+        return label("bounds_unchecked", lang)
+    return f"{label('bounds_read', lang)} {bounds.ref}" + (f" ({bounds.note})" if bounds.note else "")
+
+
+def _generations(entry: Entry, lang: Lang) -> list[dict[str, Any]]:
+    return [
+        {
+            "wording": g.wording,
+            "versions": g.versions,
+            "bounds": bounds_note(g.bounds_source, lang),
+            "examples": [entry.examples[i].text for i in g.examples],
+        }
+        for g in entry.generations
+    ]
+
+
 def entry_context(entry: Entry, lang: Lang = "en", root: str = "../../../") -> dict[str, Any]:
     """Everything the entry page shows, as plain data (also handy for other views)."""
     other: Lang = "en" if lang == "zh" else "zh"
@@ -159,6 +180,7 @@ def entry_context(entry: Entry, lang: Lang = "en", root: str = "../../../") -> d
             for d in entry.dead_ends
         ],
         "provenance": _provenance(entry, lang),
+        "generations": _generations(entry, lang),
         "related": [{"id": r.id, "type": r.type.value, "href": entry_href(r.id, root, lang)} for r in entry.related],
         "examples": [{"text": ex.text, "source": f"{ex.source.kind.value}: {ex.source.ref}"} for ex in entry.examples],
         "sources": [f"{s.kind.value}: {s.ref}" + (f" — {s.note}" if s.note else "") for s in entry.sources],

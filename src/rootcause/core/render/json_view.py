@@ -41,6 +41,7 @@ def entry_to_dict(entry: Entry) -> dict[str, Any]:
                 "behavior_change": v.notes,
                 "status": v.status.value,
                 "fixed": v.fixed,
+                "bounds_source": v.model_dump(mode="json", exclude_none=True).get("bounds_source"),
             }
             for v in entry.versions
         ],
@@ -91,6 +92,8 @@ def entry_to_dict(entry: Entry) -> dict[str, Any]:
             "evidence": entry.evidence.model_dump(mode="json"),
         },
         "patterns": [p.model_dump(mode="json", exclude_none=True) for p in entry.patterns],
+        "generations": [g.model_dump(mode="json", exclude_none=True) for g in entry.generations],
+
         "hardware": list(entry.hardware),
         "related": [r.model_dump(mode="json", exclude_none=True) for r in entry.related],
         "examples": [e.model_dump(mode="json", exclude_none=True) for e in entry.examples],

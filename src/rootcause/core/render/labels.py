@@ -47,6 +47,9 @@ LABELS: dict[str, dict[Lang, str]] = {
     "hardware": {"en": "Hardware", "zh": "硬件"},
     "os_specific": {"en": "Operating systems", "zh": "操作系统"},
     "provenance": {"en": "What backs these numbers", "zh": "数据依据"},
+    "generations": {"en": "Message history", "zh": "消息措辞的演变"},
+    "bounds_unchecked": {"en": "bounds not checked against release tags", "zh": "版本边界未经发布标签核实"},
+    "bounds_read": {"en": "read from", "zh": "依据"},
 }
 
 VERSION_STATUS_ZH = {"active": "活跃", "fixed": "已修复", "deprecated": "已弃用", "removed": "已移除"}
