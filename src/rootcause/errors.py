@@ -75,6 +75,14 @@ class AuthError(RootcauseError):
     code = "unauthorized"
 
 
+class IdempotencyConflictError(RootcauseError):
+    """An Idempotency-Key was used before with a different request."""
+
+    exit_code = 2
+    http_status = 422
+    code = "idempotency_key_reused"
+
+
 class RateLimitedError(RootcauseError):
     exit_code = 2
     http_status = 429

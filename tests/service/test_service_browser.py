@@ -35,14 +35,22 @@ def browser() -> Iterator[object]:
 
 
 def test_paste_diagnose_open_and_switch_to_chinese(browser: object, servers: dict[str, Server]) -> None:
+    """Under the service's strict Content-Security-Policy: the hashed inline style applies, the
+    hashed inline script runs (Ctrl+Enter sends the form), and the console reports nothing."""
     server = servers["sqlite"]
     ARTIFACTS.mkdir(exist_ok=True)
     page = browser.new_page(viewport={"width": 1100, "height": 900})  # type: ignore[attr-defined]
-    page.goto(server.url + "/")
+    console: list[str] = []
+    page.on("console", lambda m: console.append(f"{m.type}: {m.text}") if m.type in ("error", "warning") else None)
+    page.on("pageerror", lambda e: console.append(f"pageerror: {e}"))
+    response = page.goto(server.url + "/")
+    assert "script-src 'self' 'sha256-" in response.headers["content-security-policy"]
     assert page.locator("h1").inner_text() == "Paste your error or log"
+    button = page.get_by_role("button", name="Diagnose")
+    assert button.evaluate("b => getComputedStyle(b).borderTopLeftRadius") == "6px"  # the hashed <style> applied
     page.screenshot(path=str(ARTIFACTS / "service-home.png"), full_page=True)
     page.get_by_label("Error message, traceback or log").fill(SEED_ERROR)
-    page.get_by_role("button", name="Diagnose").click()
+    page.get_by_label("Error message, traceback or log").press("Control+Enter")  # the hashed <script> ran
     page.wait_for_url("**/diagnose")
     first = page.locator("a.entry-link").first
     assert first.inner_text() == SEED_ID
@@ -66,6 +74,7 @@ def test_paste_diagnose_open_and_switch_to_chinese(browser: object, servers: dic
     phone.screenshot(path=str(ARTIFACTS / "service-entry-phone.png"), full_page=True)
     phone.close()
     page.close()
+    assert console == [], console  # no CSP violation (nor any other error) on any page
 
 
 def test_static_site_searches_and_links_without_a_server(browser: object, tmp_path: Path) -> None:

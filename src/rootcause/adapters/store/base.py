@@ -38,6 +38,8 @@ class NewOutcome:
     token_id: int
     versions: dict[str, str] = field(default_factory=dict)
     note: str | None = None
+    idempotency_key: str | None = None  # a retry with this key returns the stored report
+    request_hash: str | None = None  # what the key was first used for
 
 
 @dataclass(frozen=True)
@@ -52,6 +54,7 @@ class StoredOutcome:
     note: str | None
     reporter: str
     created_at: dt.datetime  # UTC, naive
+    replayed: bool = False  # an earlier request with the same idempotency key stored it
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -95,6 +98,7 @@ class Store(Protocol):
     def add_outcome(
         self, new: NewOutcome, rules: Sequence[RateRule], now: dt.datetime | None = None
     ) -> StoredOutcome: ...
+    def check_limits(self, rules: Sequence[RateRule], now: dt.datetime | None = None) -> None: ...
     def tally(self, entry_id: str) -> Tally: ...
     def tallies(self) -> dict[str, Tally]: ...
     def outcome_count(self) -> int: ...

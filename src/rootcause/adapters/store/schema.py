@@ -17,7 +17,7 @@ from sqlalchemy import (
     Text,
 )
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"  # 2: outcomes carry an idempotency key
 
 metadata = MetaData()
 
@@ -71,8 +71,13 @@ outcomes = Table(
     Column("note", Text),
     Column("token_id", _Id, ForeignKey("rc_tokens.id"), nullable=False),
     Column("created_at", DateTime, nullable=False),  # UTC
+    Column("idempotency_key", String(255)),  # the client's Idempotency-Key, unique per token
+    Column("request_hash", String(64)),  # sha256 of the report it keyed
 )
 Index("rc_outcomes_entry", outcomes.c.entry_id, outcomes.c.created_at)
+outcomes_idempotency = Index("rc_outcomes_idempotency", outcomes.c.token_id, outcomes.c.idempotency_key, unique=True)
+# columns added after version 1, with the DDL type each gets on an existing database
+ADDED_COLUMNS = {"rc_outcomes": {"idempotency_key": "VARCHAR(255)", "request_hash": "VARCHAR(64)"}}
 
 rate_counters = Table(
     "rc_rate_counters",

@@ -8,9 +8,10 @@ import json
 import secrets
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from typing import Any, cast
 
-from sqlalchemy import Connection, Engine, case, delete, func, or_, select, update
+from sqlalchemy import Connection, Engine, case, delete, func, inspect, or_, select, update
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.sql.elements import ColumnElement
 
@@ -19,7 +20,7 @@ from rootcause.adapters.store.base import NewOutcome, RateRule, StoredOutcome, T
 from rootcause.adapters.store.terms import index_terms, is_prefix_term, rank
 from rootcause.core.model import Entry
 from rootcause.core.stats import Kind, Result, Tally
-from rootcause.errors import RateLimitedError, StoreError, UsageError
+from rootcause.errors import IdempotencyConflictError, RateLimitedError, StoreError, UsageError
 
 EXPORT_BATCH = 1000
 
@@ -69,7 +70,20 @@ class SqlStore:
         with self._write() as conn:
             self._lock(conn, "schema")
             t.metadata.create_all(conn)
+            self._migrate(conn)
             self._put_meta(conn, "schema_version", t.SCHEMA_VERSION)
+
+    @staticmethod
+    def _migrate(conn: Connection) -> None:
+        """Bring a database made by an older version up to date: add the columns it lacks
+        (nullable, so old rows stay valid) and their indexes. Runs under the schema lock."""
+        inspector = inspect(conn)
+        for table, columns in t.ADDED_COLUMNS.items():
+            present = {c["name"] for c in inspector.get_columns(table)}
+            for name, ddl in columns.items():
+                if name not in present:
+                    conn.exec_driver_sql(f"ALTER TABLE {table} ADD COLUMN {name} {ddl}")
+        t.outcomes_idempotency.create(conn, checkfirst=True)
 
     def ping(self) -> None:
         with self._read() as conn:
@@ -180,31 +194,88 @@ class SqlStore:
         return bool(result.rowcount)
 
     # -- outcomes ----------------------------------------------------------------------------
-    def _count_hit(self, conn: Connection, rule: RateRule, now: dt.datetime) -> None:
+    @staticmethod
+    def _window(rule: RateRule, now: dt.datetime) -> tuple[float, int]:
         stamp = now.replace(tzinfo=dt.UTC).timestamp()
-        start = int(stamp // rule.window_s) * rule.window_s
+        return stamp, int(stamp // rule.window_s) * rule.window_s
+
+    @staticmethod
+    def _limited(rule: RateRule, stamp: float, start: int) -> RateLimitedError:
+        error = RateLimitedError(
+            f"too many reports: at most {rule.limit} per {rule.window_s} s for this {rule.bucket.split(':', 1)[0]}"
+        )
+        error.retry_after = max(1, int(start + rule.window_s - stamp) + 1)  # type: ignore[attr-defined]
+        return error
+
+    def _count_hit(self, conn: Connection, rule: RateRule, now: dt.datetime) -> None:
+        stamp, start = self._window(rule, now)
         rc = t.rate_counters
         conn.execute(delete(rc).where(rc.c.bucket == rule.bucket, rc.c.window_start < start))
         stmt = self._insert()(rc).values(bucket=rule.bucket, window_start=start, hits=1)
         stmt = stmt.on_conflict_do_update(
             index_elements=[rc.c.bucket, rc.c.window_start], set_={"hits": rc.c.hits + 1}
         ).returning(rc.c.hits)
-        hits = int(conn.execute(stmt).scalar_one())
-        if hits > rule.limit:
-            error = RateLimitedError(
-                f"too many reports: at most {rule.limit} per {rule.window_s} s for this {rule.bucket.split(':', 1)[0]}"
+        if int(conn.execute(stmt).scalar_one()) > rule.limit:
+            raise self._limited(rule, stamp, start)
+
+    def check_limits(self, rules: Sequence[RateRule], now: dt.datetime | None = None) -> None:
+        """Raise RateLimitedError when a bucket is full. Reads only: the service asks this
+        before it reads a request body; the write counts itself in its own transaction."""
+        now = now or utcnow()
+        rc = t.rate_counters
+        with self._read() as conn:
+            for rule in rules:
+                stamp, start = self._window(rule, now)
+                hits = conn.execute(
+                    select(rc.c.hits).where(rc.c.bucket == rule.bucket, rc.c.window_start == start)
+                ).scalar_one_or_none()
+                if hits is not None and hits >= rule.limit:
+                    raise self._limited(rule, stamp, start)
+
+    def _keyed(self, conn: Connection, new: NewOutcome) -> StoredOutcome | None:
+        """The report an earlier request with this token and idempotency key stored."""
+        if new.idempotency_key is None:
+            return None
+        o = t.outcomes
+        row = conn.execute(
+            self._outcome_select()
+            .add_columns(o.c.request_hash)
+            .where(o.c.token_id == new.token_id, o.c.idempotency_key == new.idempotency_key)
+        ).first()
+        if row is None:
+            return None
+        if row[-1] != new.request_hash:
+            raise IdempotencyConflictError(
+                f"the Idempotency-Key {new.idempotency_key!r} was used before for a different report; "
+                "use a new key for a new report"
             )
-            error.retry_after = max(1, int(start + rule.window_s - stamp) + 1)  # type: ignore[attr-defined]
-            raise error
+        return replace(self._outcome(row[:-1]), replayed=True)
 
     def add_outcome(self, new: NewOutcome, rules: Sequence[RateRule], now: dt.datetime | None = None) -> StoredOutcome:
         """Count the writer against its limits and store the report, in one transaction.
 
-        Returns only after the commit: an acknowledged report is durable.
+        Returns only after the commit: an acknowledged report is durable. With an
+        idempotency key, a repeat returns the report stored first (counted once, not
+        against the limits); two racing requests with one key store one report.
         """
         now = now or utcnow()
+        try:
+            return self._add_outcome(new, rules, now)
+        except sa_exc.IntegrityError:
+            if new.idempotency_key is None:
+                raise
+            with self._read() as conn:  # a racing request with the same key committed first
+                stored = self._keyed(conn, new)
+            if stored is None:
+                raise
+            return stored
+
+    def _add_outcome(self, new: NewOutcome, rules: Sequence[RateRule], now: dt.datetime) -> StoredOutcome:
         uid = secrets.token_hex(16)
         with self._write() as conn:
+            earlier = self._keyed(conn, new)
+            if earlier is not None:
+                return earlier
             for rule in rules:
                 self._count_hit(conn, rule, now)
             conn.execute(
@@ -219,6 +290,8 @@ class SqlStore:
                     note=new.note,
                     token_id=new.token_id,
                     created_at=now,
+                    idempotency_key=new.idempotency_key,
+                    request_hash=new.request_hash,
                 )
             )
             reporter = conn.execute(select(t.tokens.c.name).where(t.tokens.c.id == new.token_id)).scalar_one()

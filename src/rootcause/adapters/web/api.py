@@ -2,34 +2,39 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 import unicodedata
 from collections import Counter
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Query, Request
+import anyio.to_thread
+from fastapi import APIRouter, Depends, Header, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from packaging.utils import canonicalize_name
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, field_validator
 
 from rootcause.adapters.store import NewOutcome, RateRule, TokenRecord
 from rootcause.adapters.store.tokens import hash_token
 from rootcause.adapters.web.search import search_entries
 from rootcause.adapters.web.state import ServiceState, get_state
-from rootcause.adapters.web.upload import diagnose_request
+from rootcause.adapters.web.upload import diagnose_request, limited_body
 from rootcause.core.diagnosis import Diagnosis
 from rootcause.core.model import Entry
 from rootcause.core.render import entry_to_dict
 from rootcause.core.stats import recompute_all
-from rootcause.errors import AuthError
+from rootcause.errors import AuthError, UsageError
 
 router = APIRouter(prefix="/api/v1")
 State = Annotated[ServiceState, Depends(get_state)]
 bearer = HTTPBearer(auto_error=False, description="a write token from `rootcause token create NAME`")
 
 NOTE_MAX = 2000
+OUTCOME_BODY_MAX = 64 << 10
+IDEMPOTENCY_KEY = re.compile(r"[\x21-\x7e]{1,255}")
 PackageName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")]
 VersionText = Annotated[str, StringConstraints(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9.+!_-]*$")]
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
@@ -199,7 +204,8 @@ def list_outcomes(
     return {"entry_id": entry.id, "outcomes": [o.as_dict() for o in rows]}
 
 
-def _writer(state: ServiceState, credentials: HTTPAuthorizationCredentials | None) -> TokenRecord:
+def writer(state: State, credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]) -> TokenRecord:
+    """The token's owner; checked from the headers alone, before any body is read."""
     if credentials is None or not credentials.credentials.strip():
         raise AuthError(
             "writing needs a token: send 'Authorization: Bearer <token>' "
@@ -211,23 +217,90 @@ def _writer(state: ServiceState, credentials: HTTPAuthorizationCredentials | Non
     return record
 
 
+def _rules(state: ServiceState, request: Request, token: TokenRecord) -> list[RateRule]:
+    if state.settings.rate_limit is None:
+        return []
+    limit, window = state.settings.rate_limit
+    address = request.client.host if request.client else "unknown"
+    return [RateRule(f"token:{token.id}", limit, window), RateRule(f"address:{address}", limit, window)]
+
+
+def allowed_writer(request: Request, state: State, token: Annotated[TokenRecord, Depends(writer)]) -> TokenRecord:
+    """A writer whose limits are not spent: a flood is refused before its body costs a parse.
+    (The store counts each write again, in the write's own transaction.)"""
+    state.store.check_limits(_rules(state, request, token))
+    return token
+
+
+def idempotency_key(
+    key: Annotated[
+        str | None,
+        Header(
+            alias="Idempotency-Key",
+            description="any unique string (a UUID) per report: a retry with the same key and body "
+            "returns the stored report instead of counting it twice",
+        ),
+    ] = None,
+) -> str | None:
+    if key is None:
+        return None
+    if not IDEMPOTENCY_KEY.fullmatch(key):
+        raise UsageError("Idempotency-Key: 1 to 255 visible ASCII characters")
+    return key
+
+
+async def read_report(request: Request) -> OutcomeIn:
+    """The body, read only now (after the token and the limits), at most OUTCOME_BODY_MAX bytes."""
+    raw = b"".join([chunk async for chunk in limited_body(request, OUTCOME_BODY_MAX)])
+    try:
+        return OutcomeIn.model_validate_json(raw or b"null")
+    except ValidationError as exc:
+        raise RequestValidationError(
+            [{**e, "loc": ("body", *e["loc"])} for e in exc.errors(include_url=False, include_context=False)]
+        ) from None
+
+
+def _request_hash(entry_id: str, report: OutcomeIn) -> str:
+    canonical = json.dumps({"entry": entry_id, **report.model_dump()}, sort_keys=True, ensure_ascii=True)
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
 @router.post(
     "/entries/{domain}/{slug}/outcomes",
     status_code=201,
     response_model=OutcomeOut,
-    responses={401: ERROR_SCHEMA, 404: ERROR_SCHEMA, 422: ERROR_SCHEMA, 429: ERROR_SCHEMA},
+    responses={
+        201: {"description": "stored (or, with a repeated Idempotency-Key, the report stored before)"},
+        400: ERROR_SCHEMA,
+        401: ERROR_SCHEMA,
+        404: ERROR_SCHEMA,
+        413: ERROR_SCHEMA,
+        422: ERROR_SCHEMA,
+        429: ERROR_SCHEMA,
+    },
+    openapi_extra={
+        "requestBody": {
+            "required": True,
+            "content": {"application/json": {"schema": OutcomeIn.model_json_schema()}},
+        }
+    },
 )
-def add_outcome(
+async def add_outcome(
     domain: str,
     slug: str,
-    report: OutcomeIn,
     request: Request,
     state: State,
-    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
+    token: Annotated[TokenRecord, Depends(allowed_writer)],
+    key: Annotated[str | None, Depends(idempotency_key)],
 ) -> JSONResponse:
-    """Record which workaround (or dead end) was tried and whether it worked. Needs a token."""
+    """Record which workaround (or dead end) was tried and whether it worked. Needs a token.
+
+    The token and the limits are checked before the body is read. Send an `Idempotency-Key`
+    to make retries safe: a repeat returns the same report (header `Idempotent-Replayed: true`),
+    and the key reused for a different report is refused (422 `idempotency_key_reused`).
+    """
     entry = state.entry(f"{domain}/{slug}")
-    token = _writer(state, credentials)
+    report = await read_report(request)
     items = entry.workarounds if report.kind == "workaround" else entry.dead_ends
     if report.index >= len(items):
         raise RequestValidationError(
@@ -240,25 +313,24 @@ def add_outcome(
                 }
             ]
         )
-    rules: list[RateRule] = []
-    if state.settings.rate_limit is not None:
-        limit, window = state.settings.rate_limit
-        address = request.client.host if request is not None and request.client else "unknown"
-        rules = [RateRule(f"token:{token.id}", limit, window), RateRule(f"address:{address}", limit, window)]
-    stored = state.store.add_outcome(
-        NewOutcome(
-            entry_id=entry.id,
-            kind=report.kind,
-            index=report.index,
-            action=items[report.index].action,
-            result=report.result,
-            token_id=token.id,
-            versions=report.versions,
-            note=report.note,
-        ),
-        rules,
+    new = NewOutcome(
+        entry_id=entry.id,
+        kind=report.kind,
+        index=report.index,
+        action=items[report.index].action,
+        result=report.result,
+        token_id=token.id,
+        versions=report.versions,
+        note=report.note,
+        idempotency_key=key,
+        request_hash=None if key is None else _request_hash(entry.id, report),
     )
-    return JSONResponse(stored.as_dict(), status_code=201, headers={"Location": f"/api/v1/entries/{entry.id}/outcomes"})
+    rules = _rules(state, request, token)
+    stored = await anyio.to_thread.run_sync(lambda: state.store.add_outcome(new, rules))
+    headers = {"Location": f"/api/v1/entries/{entry.id}/outcomes"}
+    if stored.replayed:
+        headers["Idempotent-Replayed"] = "true"
+    return JSONResponse(stored.as_dict(), status_code=201, headers=headers)
 
 
 @router.get("/stats")

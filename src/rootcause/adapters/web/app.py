@@ -13,38 +13,35 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from fastapi import FastAPI, Request
-from fastapi.responses import JSONResponse
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from fastapi.openapi.docs import get_swagger_ui_html
+from fastapi.responses import HTMLResponse, JSONResponse
 
 from rootcause import __version__
 from rootcause.adapters.web import api, errors, pages
+from rootcause.adapters.web.security import SecurityHeaders, inline_hashes
 from rootcause.adapters.web.settings import Settings
 from rootcause.adapters.web.state import ServiceState, get_state
 from rootcause.core.model import SCHEMA_VERSION
 
 log = logging.getLogger("rootcause.web")
+SWAGGER_CDN = "https://cdn.jsdelivr.net"
 
 
-class _SecurityHeaders:
-    """nosniff and a referrer policy on every response (pure ASGI, no body copies)."""
+def _docs_route(app: FastAPI) -> None:
+    """Swagger UI, whose script and styles come from a CDN: its own policy, which trusts that
+    CDN and the hash of its one inline script (nothing else inline)."""
 
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-
-        async def send_with_headers(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                headers = list(message.get("headers", []))
-                headers.append((b"x-content-type-options", b"nosniff"))
-                headers.append((b"referrer-policy", b"same-origin"))
-                message = {**message, "headers": headers}
-            await send(message)
-
-        await self.app(scope, receive, send_with_headers)
+    @app.get("/api/v1/docs", include_in_schema=False)
+    def docs() -> HTMLResponse:
+        page = get_swagger_ui_html(openapi_url="/api/v1/openapi.json", title="rootcause API")
+        html = bytes(page.body).decode()
+        scripts = " ".join(sorted(inline_hashes([html])["script"]))
+        page.headers["content-security-policy"] = (
+            f"default-src 'none'; script-src {SWAGGER_CDN} {scripts}; style-src {SWAGGER_CDN}; "
+            "img-src 'self' data: https://fastapi.tiangolo.com; connect-src 'self'; "
+            "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+        )
+        return page
 
 
 def _internal_routes(app: FastAPI) -> None:
@@ -87,7 +84,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         version=__version__,
         summary="Known errors of the ML infrastructure stack: diagnose logs, search, report outcomes.",
         openapi_url="/api/v1/openapi.json",
-        docs_url="/api/v1/docs",
+        docs_url=None,
         redoc_url=None,
         lifespan=lifespan,
     )
@@ -95,8 +92,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     errors.install(app)
     app.include_router(api.router)
     _internal_routes(app)
+    _docs_route(app)
     app.include_router(pages.router)
-    app.add_middleware(_SecurityHeaders)
+    app.add_middleware(SecurityHeaders)
     try:
         from rootcause.adapters.mcp_server import mount_mcp  # type: ignore[attr-defined]
     except ImportError:

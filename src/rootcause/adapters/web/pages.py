@@ -120,6 +120,12 @@ def sitemap(request: Request, state: State) -> Response:
     return Response(render_sitemap(state.entry_list, _base(request)), media_type="application/xml")
 
 
+@router.api_route("/favicon.ico", methods=GET)
+def favicon() -> Response:
+    """No icon: an empty answer, so that browsers do not log a 404 on every page."""
+    return Response(status_code=204)
+
+
 @router.api_route("/robots.txt", methods=GET)
 def robots(request: Request) -> PlainTextResponse:
     return PlainTextResponse(render_robots(_base(request)))
