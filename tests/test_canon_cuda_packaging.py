@@ -1,0 +1,66 @@
+"""Real messages of the cuda/ and packaging/ canon, each answered first by the right entry.
+
+Each case is a real line (a public paste or output produced here); the cases pin the pattern
+changes of issue 15 (every wording pip has printed, torch.AcceleratorError next to
+RuntimeError, xformers with a CPU torch) and the new entries of issue 11.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import pytest
+
+from rootcause.adapters.canon_files import load_canon
+from rootcause.core.diagnosis import diagnose_text
+from rootcause.core.matching.index import CompiledIndex
+
+
+@cache
+def canon_index() -> CompiledIndex:
+    return CompiledIndex([loaded.entry for loaded in load_canon()])
+
+
+def first_finding(text: str) -> tuple[str, dict[str, str]]:
+    diagnosis = diagnose_text(text, canon_index())
+    assert diagnosis.findings, f"no finding for {text!r}"
+    top = diagnosis.findings[0]
+    return top.id, top.params
+
+
+PIP_CONFLICT = "packaging/pip-resolver-torch-pin-conflict"
+
+
+@pytest.mark.parametrize(
+    ("text", "required", "installed"),
+    [
+        # pip 10.0 - 20.1
+        (
+            "ERROR: torchvision 0.6.0 has requirement torch==1.5.0, but you'll have torch 1.6.0.dev20200413 "
+            "which is incompatible.",
+            "torch==1.5.0",
+            "1.6.0.dev20200413",
+        ),
+        # pip 20.3+: several specifiers in one requirement
+        (
+            "fastai 2.7.11 requires torch<1.14,>=1.7, but you have torch 2.0.0 which is incompatible.",
+            "torch<1.14,>=1.7",
+            "2.0.0",
+        ),
+        # pip check
+        ("pinlib 0.1 has requirement torch<2.1,>=1.7, but you have torch 2.13.0+cpu.", "torch<2.1,>=1.7", "2.13.0+cpu"),
+    ],
+)
+def test_pip_conflict_every_wording_and_several_specifiers(text: str, required: str, installed: str) -> None:
+    entry_id, params = first_finding(text)
+    assert entry_id == PIP_CONFLICT
+    assert params["required"] == required
+    assert params["installed"] == installed
+
+
+def test_pip_conflict_is_not_claimed_for_torchvision_itself() -> None:
+    diagnosis = diagnose_text(
+        "torchaudio 2.0.1 requires torchvision==0.15.1, but you have torchvision 0.16.0 which is incompatible.",
+        canon_index(),
+    )
+    assert PIP_CONFLICT not in [f.id for f in diagnosis.findings if f.matched_by == "pattern"]
