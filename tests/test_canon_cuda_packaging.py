@@ -25,7 +25,8 @@ def first_finding(text: str) -> tuple[str, dict[str, str]]:
     diagnosis = diagnose_text(text, canon_index())
     assert diagnosis.findings, f"no finding for {text!r}"
     top = diagnosis.findings[0]
-    return top.id, top.params
+    params = {name: values[0] for name, values in top.param_values.items() if values}
+    return top.id, {**params, **top.params}
 
 
 PIP_CONFLICT = "packaging/pip-resolver-torch-pin-conflict"
@@ -64,3 +65,23 @@ def test_pip_conflict_is_not_claimed_for_torchvision_itself() -> None:
         canon_index(),
     )
     assert PIP_CONFLICT not in [f.id for f in diagnosis.findings if f.matched_by == "pattern"]
+
+
+XFORMERS = "packaging/xformers-cannot-load-extensions"
+
+
+def test_xformers_cpu_torch_and_python_line() -> None:
+    entry_id, params = first_finding(
+        "WARNING[XFORMERS]: xFormers can't load C++/CUDA extensions. xFormers was built for:\n"
+        "    PyTorch 2.1.2+cu121 with CUDA 1201 (you have 2.1.2+cpu)"
+    )
+    assert entry_id == XFORMERS
+    assert params["installed"] == "2.1.2+cpu"
+    entry_id, params = first_finding("   Python  3.9.16 (you have 3.9.18)")
+    assert (entry_id, params["python"]) == (XFORMERS, "3.9.18")
+
+
+def test_xformers_entry_leads_with_the_cuda_torch_fix() -> None:
+    entry = next(e.entry for e in load_canon() if e.entry.id == XFORMERS)
+    assert "+cpu" in entry.workarounds[0].condition
+    assert "download.pytorch.org/whl/cu" in entry.workarounds[0].how
