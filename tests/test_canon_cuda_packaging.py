@@ -85,3 +85,34 @@ def test_xformers_entry_leads_with_the_cuda_torch_fix() -> None:
     entry = next(e.entry for e in load_canon() if e.entry.id == XFORMERS)
     assert "+cpu" in entry.workarounds[0].condition
     assert "download.pytorch.org/whl/cu" in entry.workarounds[0].how
+
+
+@pytest.mark.parametrize(
+    ("text", "entry_id"),
+    [
+        ("RuntimeError: CUDA error: an illegal memory access was encountered", "cuda/illegal-memory-access"),
+        ("torch.AcceleratorError: CUDA error: an illegal memory access was encountered", "cuda/illegal-memory-access"),
+        ("RuntimeError: CUDA error: invalid device ordinal", "cuda/invalid-device-ordinal"),
+        ("torch.AcceleratorError: CUDA error: invalid device ordinal", "cuda/invalid-device-ordinal"),
+        ("torch.AcceleratorError: CUDA error: unspecified launch failure", "cuda/unspecified-launch-failure"),
+        ("AcceleratorError: CUDA error: device-side assert triggered", "cuda/device-side-assert-triggered"),
+        (
+            "torch.AcceleratorError: CUDA error: no kernel image is available for execution on the device",
+            "cuda/no-kernel-image",
+        ),
+        ("torch.AcceleratorError: CUDA error: out of memory", "cuda/cuda-error-out-of-memory"),
+    ],
+)
+def test_cuda_errors_accept_runtime_error_and_accelerator_error(text: str, entry_id: str) -> None:
+    assert first_finding(text)[0] == entry_id
+
+
+def test_every_cuda_and_packaging_entry_lists_generations_with_matched_examples() -> None:
+    for loaded in load_canon():
+        entry = loaded.entry
+        if entry.id.split("/")[0] not in {"cuda", "packaging"}:
+            continue
+        assert entry.generations, entry.id
+        for generation in entry.generations:
+            for index in generation.examples:
+                assert first_finding(entry.examples[index].text)[0] == entry.id, (entry.id, index)
