@@ -116,3 +116,11 @@ def test_every_cuda_and_packaging_entry_lists_generations_with_matched_examples(
         for generation in entry.generations:
             for index in generation.examples:
                 assert first_finding(entry.examples[index].text)[0] == entry.id, (entry.id, index)
+
+
+def test_cpu_build_missing_cuda_binding_names_the_attribute() -> None:
+    entry_id, params = first_finding("AttributeError: module 'torch._C' has no attribute '_cuda_setDevice'")
+    assert (entry_id, params["attr"]) == ("cuda/torch-c-missing-cuda-binding", "_cuda_setDevice")
+    # a torch._C attribute that is not a CUDA binding is a different failure (mixed builds)
+    diagnosis = diagnose_text("AttributeError: module 'torch._C' has no attribute 'AcceleratorError'", canon_index())
+    assert "cuda/torch-c-missing-cuda-binding" not in [f.id for f in diagnosis.findings]
