@@ -123,4 +123,43 @@ def test_cpu_build_missing_cuda_binding_names_the_attribute() -> None:
     assert (entry_id, params["attr"]) == ("cuda/torch-c-missing-cuda-binding", "_cuda_setDevice")
     # a torch._C attribute that is not a CUDA binding is a different failure (mixed builds)
     diagnosis = diagnose_text("AttributeError: module 'torch._C' has no attribute 'AcceleratorError'", canon_index())
-    assert "cuda/torch-c-missing-cuda-binding" not in [f.id for f in diagnosis.findings]
+    assert "cuda/torch-c-missing-cuda-binding" not in [f.id for f in diagnosis.findings if f.matched_by == "pattern"]
+
+
+@pytest.mark.parametrize(
+    ("text", "entry_id"),
+    [
+        (
+            "ERROR: Could not build wheels for pycuda which use PEP 517 and cannot be installed directly",
+            "packaging/pip-wheel-build-failed",
+        ),
+        (
+            "ERROR: Could not build wheels for flash-attn, which is required to install pyproject.toml-based projects",
+            "packaging/pip-wheel-build-failed",
+        ),
+        ("  × python setup.py bdist_wheel did not run successfully.", "packaging/pip-wheel-build-failed"),
+        (
+            "ERROR: ERROR: Failed to build installable wheels for some pyproject.toml based projects (apex)",
+            "packaging/pip-wheel-build-failed",
+        ),
+        ("× Encountered error while generating package metadata.", "packaging/pip-metadata-generation-failed"),
+        ("  × python setup.py egg_info did not run successfully.", "packaging/pip-metadata-generation-failed"),
+    ],
+)
+def test_pip_build_summaries_alone_get_the_wrapper_entry(text: str, entry_id: str) -> None:
+    assert first_finding(text)[0] == entry_id
+
+
+def test_the_cause_above_a_pip_build_failure_ranks_first() -> None:
+    log = "\n".join(
+        [
+            "  Building wheel for flash-attn (setup.py) ... error",
+            "  error: subprocess-exited-with-error",
+            "  × python setup.py bdist_wheel did not run successfully.",
+            "      OSError: CUDA_HOME environment variable is not set. Please set it to your CUDA install root.",
+            "  ERROR: Failed building wheel for flash-attn",
+            "ERROR: Could not build wheels for flash-attn, which is required to install pyproject.toml-based projects",
+        ]
+    )
+    ids = [f.id for f in diagnose_text(log, canon_index()).findings]
+    assert ids[:2] == ["packaging/cuda-home-not-set", "packaging/pip-wheel-build-failed"]
