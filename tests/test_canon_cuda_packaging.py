@@ -163,3 +163,56 @@ def test_the_cause_above_a_pip_build_failure_ranks_first() -> None:
     )
     ids = [f.id for f in diagnose_text(log, canon_index()).findings]
     assert ids[:2] == ["packaging/cuda-home-not-set", "packaging/pip-wheel-build-failed"]
+
+
+@pytest.mark.parametrize(
+    ("text", "entry_id"),
+    [
+        # glibc vs the C++ runtime: two entries, told apart by the symbol-version family
+        (
+            "ImportError: /lib64/libm.so.6: version `GLIBC_2.29' not found (required by /x/libhsa-runtime64.so.1)",
+            "packaging/glibc-version-not-found",
+        ),
+        (
+            "ImportError: /lib64/libstdc++.so.6: version `GLIBCXX_3.4.20' not found (required by /x/libtorch.so)",
+            "packaging/glibcxx-version-not-found",
+        ),
+        # both nvcc wordings for an architecture it does not know
+        ("nvcc fatal   : Unsupported gpu architecture 'compute_35'", "packaging/nvcc-unsupported-gpu-architecture"),
+        (
+            "nvcc fatal   : Value 'sm_89' is not defined for option 'gpu-architecture'",
+            "packaging/nvcc-unsupported-gpu-architecture",
+        ),
+        # every cuDNN version-check wording torch has printed
+        (
+            "RuntimeError: cuDNN version mismatch: PyTorch was compiled against 7102 but linked against 7600",
+            "cuda/cudnn-version-incompatible",
+        ),
+        (
+            "cuDNN version incompatibility: PyTorch was compiled  against (8, 7, 0) but found runtime version (8, 2, 4).",
+            "cuda/cudnn-version-incompatible",
+        ),
+        # Triton's older 'Hardware limitation' wording and the doubled comma seen in a paste
+        (
+            "OutOfResources: out of resource: shared memory, Required: 98304, , Hardware limit: 65536.",
+            "cuda/triton-out-of-shared-memory",
+        ),
+        (
+            "out of resource: shared memory, Required: 163842, Hardware limitation: 101376.",
+            "cuda/triton-out-of-shared-memory",
+        ),
+        # THC-era and CUDA-runtime forms of one cudaError
+        (
+            "RuntimeError: cuda runtime error (100) : no CUDA-capable device is detected at /x/THCGeneral.cpp:50",
+            "cuda/no-cuda-gpus-available",
+        ),
+        ("RuntimeError: CUDA error: the launch timed out and was terminated", "cuda/launch-timed-out"),
+        ("RuntimeError: cuFFT error: CUFFT_INTERNAL_ERROR", "cuda/cufft-internal-error"),
+        (
+            "ImportError: /x/torch/lib/libtorch_cuda.so: undefined symbol: ncclCommWindowRegister",
+            "packaging/torch-nccl-undefined-symbol",
+        ),
+    ],
+)
+def test_new_and_widened_cuda_packaging_patterns(text: str, entry_id: str) -> None:
+    assert first_finding(text)[0] == entry_id
