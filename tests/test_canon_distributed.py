@@ -60,6 +60,24 @@ ANSWERED = [
         "Connection refused",
         "nccl/socket-connect-failed",
     ),
+    # Gloo before 2023: a refused connection named with its peer address
+    (
+        "RuntimeError: [/opt/conda/conda-bld/pytorch_1682343967769/work/third_party/gloo/gloo/transport/tcp/pair.cc:799] "
+        "connect [172.31.71.170]:13195: Connection refused",
+        "pytorch/gloo-connect-refused",
+    ),
+    # the DDP warning in its torch 1.8 wording (no 'in the forward pass')
+    (
+        "[W reducer.cpp:1050] Warning: find_unused_parameters=True was specified in DDP constructor, but did not find "
+        "any unused parameters. This flag results in an extra traversal of the autograd graph every iteration",
+        "pytorch/ddp-find-unused-parameters-warning",
+    ),
+    # NCCL 2.22+ appends the errno to the shared-memory WARN
+    (
+        "host:1:2 [0] misc/shmutils.cc:132 NCCL WARN Error while creating shared memory segment /dev/shm/nccl-WU88OE "
+        "(size 9637888), error: No space left on device (28)",
+        "nccl/shm-segment-create-failed",
+    ),
 ]
 
 
