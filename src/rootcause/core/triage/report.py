@@ -6,6 +6,7 @@ from rootcause.core.triage.model import (
     Conclusion,
     ErrorInfo,
     Evidence,
+    NamedRank,
     RankReport,
     TimelineEvent,
     TimeoutInfo,
@@ -51,9 +52,22 @@ class _Registry:
 def build_report(res: Resolved, v: Verdict, *, max_evidence: int = MAX_EVIDENCE) -> TriageReport:
     reg = _Registry(res, max_evidence)
     refs = [r for r in (reg.ref(e) for e in v.evidence) if r is not None]
+    named = [
+        NamedRank(
+            rank=n.rank,
+            role=n.role,  # type: ignore[arg-type]
+            rule=n.rule,
+            reason=n.reason,
+            evidence_refs=list(dict.fromkeys(r for r in (reg.ref(e) for e in n.evidence) if r is not None)),
+        )
+        for n in v.named
+    ]
     conclusion = Conclusion(
         kind=v.kind,  # type: ignore[arg-type]
         guilty_ranks=v.guilty,
+        detected_by=v.detected,
+        candidates=list(dict.fromkeys(n.rank for n in v.named)),
+        named_ranks=named,
         guilty_hosts=v.hosts,
         confidence=v.confidence,  # type: ignore[arg-type]
         summary=v.summary,
