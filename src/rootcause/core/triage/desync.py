@@ -124,8 +124,42 @@ def desync(res: Resolved) -> Verdict | None:
             return Verdict(
                 "desync", summary, guilty, hosts_of(res, guilty), "medium", f"#{seq}", evs[:12], rule="desync-report-op"
             )
+    # the Python stacks: ranks in different collectives or at different lines of the program
     # Gloo's size check (no fingerprints): the receiver got a message larger than it expected
-    return gloo_size_check(res)
+    return stack_desync(res) or gloo_size_check(res)
+
+
+def stack_desync(res: Resolved) -> Verdict | None:
+    """Ranks whose tracebacks show them in different collectives, or calling one from different lines."""
+    stacks = {r: st.stack for r, st in res.ranks.items() if st.stack is not None}
+    if len(stacks) < 2:
+        return None
+    with_line = all(stk.user_file is not None for _, stk, _ in stacks.values())
+    groups: dict[tuple[object, ...], list[int]] = {}
+    for r, (_, stk, _) in stacks.items():
+        groups.setdefault(stk.key() if with_line else (stk.collective,), []).append(r)
+    if len(groups) < 2:
+        return None
+    odd, clear = _majority(groups)
+    parts = []
+    for _, members in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[1])):
+        parts.append(f"{ranks_word(members)} {stacks[members[0]][1].where()}")  # type: ignore[index]
+    summary = f"The ranks' stacks show them in different places: {'; '.join(parts)}. "
+    named = []
+    for r in odd:
+        _, stk, evs = stacks[r]  # type: ignore[misc]
+        reason = f"rank {r} was {stk.where()}, unlike the majority"
+        named.append(Named(r, "guilty" if clear else "candidate", "stack-minority", reason, evs))
+    evs = [e for r in odd for e in stacks[r][2]]  # type: ignore[index]
+    evs += [stacks[r][0] for r in sorted(stacks) if r not in odd][:3]  # type: ignore[index]
+    if clear:
+        summary += f"{ranks_word(odd).capitalize()} ran a different program path than the others (a desync)."
+        v = Verdict("desync", summary, odd, hosts_of(res, odd), "medium", "/".join(sorted({k[0] for k in groups})), evs)
+    else:
+        summary += "With no majority, the stacks cannot tell which side took the wrong path."
+        v = Verdict("undecided", summary, [], [], "low", None, evs, [DETAIL_HINT])
+    v.named = named
+    return v
 
 
 def gloo_size_check(res: Resolved) -> Verdict | None:
