@@ -11,6 +11,7 @@ if TYPE_CHECKING:
 
 def attach_triage(d: Diagnosis, paths: list[str]) -> None:
     """Attach the triage report of the same inputs to a diagnosis (`rootcause diagnose` on several ranks)."""
+    from rootcause.adapters.flight_files import read_dump, split_dumps
     from rootcause.adapters.inputs import open_sources
     from rootcause.core.triage.engine import Triage, link_findings
 
@@ -18,6 +19,9 @@ def attach_triage(d: Diagnosis, paths: list[str]) -> None:
     if len(d.inputs) == len(named):  # keep the diagnosis' names ("<stdin>" for a spooled stdin)
         named = [(i.name, path) for i, (_, path) in zip(d.inputs, named, strict=True)]
     t = Triage()
+    named, dumps = split_dumps(named)
+    for name, path in dumps:
+        t.add_dump(name, read_dump(name, path))
     for s in open_sources(named):
         t.add(s.name, s.chunks, s.rank)
     report = t.report()

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from rootcause.core.triage.causes import crashed_silently, first_cause
 from rootcause.core.triage.desync import desync
+from rootcause.core.triage.flight_verdict import flight_straggler, missing_dump_candidates
 from rootcause.core.triage.resolve import Resolved
 from rootcause.core.triage.rules import RULES
 from rootcause.core.triage.state import Ev
@@ -200,7 +201,12 @@ def _undecided(res: Resolved) -> Verdict:
         ev = st.timeouts[0][0] if st.timeouts else (st.first_error[0] if st.first_error else None)
         if ev is not None:
             evs.append(ev)
-    return Verdict("undecided", summary, [], [], "low", None, evs)
+    v = Verdict("undecided", summary, [], [], "low", None, evs)
+    v.named = missing_dump_candidates(res)
+    if v.named:
+        who = ranks_word([n.rank for n in v.named]).capitalize()
+        v.summary += f" {who} left no Flight Recorder dump: they may have died first."
+    return v
 
 
 def _detected(res: Resolved) -> list[int]:
@@ -289,7 +295,7 @@ def _statuses(res: Resolved, v: Verdict) -> dict[int, str]:
 
 
 def conclude(res: Resolved) -> Verdict:
-    v = desync(res) or first_cause(res) or _straggler(res) or _undecided(res)
+    v = desync(res) or first_cause(res) or flight_straggler(res) or _straggler(res) or _undecided(res)
     _name_ranks(res, v)
     v.detected = _detected(res)
     v.suggestions = _suggestions(res, v)

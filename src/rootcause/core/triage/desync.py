@@ -5,6 +5,7 @@ the desync report, Gloo's size check)."""
 from __future__ import annotations
 
 from rootcause.core.triage import extract as x
+from rootcause.core.triage.flight_verdict import flight_desync
 from rootcause.core.triage.resolve import Resolved
 from rootcause.core.triage.state import Ev
 from rootcause.core.triage.verdict import (
@@ -78,6 +79,10 @@ def desync(res: Resolved) -> Verdict | None:
                 evs[:12],
                 rule="detail-fingerprint",
             )
+    # Flight Recorder dumps aligned by sequence id
+    recorded = flight_desync(res)
+    if recorded is not None:
+        return recorded
     # NCCL timeouts: same process group and sequence number, different op or size
     for (pg, seq), members in sorted(nccl_timeouts(res).items(), key=lambda kv: -len(kv[1])):
         if len(members) < 2:

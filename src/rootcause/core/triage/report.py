@@ -163,6 +163,9 @@ def _rank(res: Resolved, r: int, v: Verdict, reg: _Registry) -> RankReport:
 
 def _notes(res: Resolved) -> list[str]:
     notes: list[str] = []
+    if res.flight is not None and res.flight.missing:
+        missing = ", ".join(map(str, res.flight.missing[:32]))
+        notes.append(f"No Flight Recorder dump from rank(s) {missing}: they may have died before the others dumped.")
     if res.acc.dropped_groups:
         notes.append(
             f"{res.acc.dropped_groups} timeline events beyond the first {len(res.acc.groups)} kinds were dropped."
