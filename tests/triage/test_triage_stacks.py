@@ -105,3 +105,37 @@ def test_py_spy_dumps_pasted_in_the_logs() -> None:
         )
     c = triage_texts(texts, {f"rank{r}.log": r for r in range(3)}).conclusion
     assert (c.kind, c.guilty_ranks) == ("desync", [1])
+
+
+def test_nccl_ras_names_the_rank_that_launched_fewer_operations() -> None:
+    """`ncclras` output pasted into the log (NCCL src/ras/client_support.cc, 2.24+)."""
+    ras = (
+        "Warnings\n========\n\n#0-0 (27a079b828ff1a75) MISMATCH\n"
+        "  Communicator ranks have different AllReduce operation counts\n"
+        "  7 ranks have launched up to operation 6650\n"
+        "  Rank 5 has launched up to operation 6649 -- GPU 5 managed by process 4142 on node gpu-b02\n"
+    )
+    timeout = (
+        "[rank0]:[E1203 10:00:00.000000000 ProcessGroupNCCL.cpp:685] [Rank 0] Watchdog caught collective operation "
+        "timeout: WorkNCCL(SeqNum=6650, OpType=ALLREDUCE, NumelIn=1024, NumelOut=1024, Timeout(ms)=600000) ran for "
+        "600011 milliseconds before timing out.\n"
+    )
+    c = triage_texts({"rank0.log": timeout, "ras.txt": ras}).conclusion
+    assert (c.kind, c.guilty_ranks) == ("straggler", [5])
+    assert c.named_ranks[0].rule == "nccl-ras-behind"
+
+
+def test_the_desync_report_names_the_rank_that_did_not_join() -> None:
+    """ProcessGroupNCCL's desync debug report (TORCH_NCCL_DESYNC_DEBUG): "[7] finished collective #182, but didn't
+    join collective #183"."""
+    line = (
+        "[rank0]:[E1203 10:00:00.000000000 ProcessGroupNCCL.cpp:1595] [PG ID 0 PG GUID 0(default_pg) Rank 0] "
+        "\\n\\t - [7] finished collective #182, but didn't join collective #183 (count from 1)\n"
+    )
+    timeout = (
+        "[rank0]:[E1203 10:00:00.000000000 ProcessGroupNCCL.cpp:685] [Rank 0] Watchdog caught collective operation "
+        "timeout: WorkNCCL(SeqNum=183, OpType=ALLREDUCE, NumelIn=1024, NumelOut=1024, Timeout(ms)=600000) ran for "
+        "600011 milliseconds before timing out.\n"
+    )
+    c = triage_texts({"rank0.log": timeout + line}).conclusion
+    assert (c.kind, c.guilty_ranks, c.named_ranks[0].rule) == ("straggler", [7], "desync-report-lagging")

@@ -108,11 +108,21 @@ def _straggler(res: Resolved) -> Verdict | None:
         named_evs.append(ev)
         for r in fail.ranks:
             by_rule.setdefault(r, ("monitored-barrier", ev))
+    # NCCL RAS: a communicator's ranks launched different numbers of operations; the ones behind the most
+    ras = res.acc.ras
+    if ras:
+        top = max(c.ops for _, c in ras)
+        for ev, c in ras:
+            if c.rank is not None and c.ops < top:
+                named.append(c.rank)
+                named_evs.append(ev)
+                by_rule.setdefault(c.rank, ("nccl-ras-behind", ev))
     named = sorted(set(named))
     if named:
         summary = (
             f"{ranks_word(named).capitalize()}{on_hosts(res, named)} did not reach {label}: the other ranks' own "
-            f"report names {'it' if len(named) == 1 else 'them'} (TORCH_NCCL_DESYNC_DEBUG / monitoredBarrier)."
+            f"report names {'it' if len(named) == 1 else 'them'} (TORCH_NCCL_DESYNC_DEBUG / monitoredBarrier / "
+            "NCCL RAS)."
         )
         coll = ref.label() if ref else None
         v = Verdict("straggler", summary, named, hosts_of(res, named), "high", coll, (named_evs + evs)[:12])

@@ -58,6 +58,8 @@ KEYWORDS: tuple[bytes, ...] = (
     b"watchdog got stuck",  # §2.10
     b"watchdog thread terminated",  # §2.5
     b"Some NCCL operations",  # §2.4
+    b"launched up to operation",  # NCCL RAS (ncclras, 2.24+) src/ras/client_support.cc
+    b"not launched any operations",  # NCCL RAS
     b"Traceback (most recent call last)",  # Python tracebacks: console, stderr.log, error.json's py_callstack
     b'File "',  # a traceback frame (CPython traceback.py: '  File "{}", line {}, in {}')
     b'File \\"',  # the same frame inside error.json's JSON string
@@ -129,6 +131,19 @@ class Raised:
     message: str
     category: str  # own | timeout | peer | desync | abort | signal | wrapper
     peer: str | None = None
+
+
+@dataclass(slots=True)
+class RasCount:
+    """NCCL RAS (`ncclras`, NCCL 2.24+, src/ras/client_support.cc) under a communicator's MISMATCH warning:
+    "  %d ranks have launched up to operation %ld" (``rank`` None, ``count`` ranks), or one outlier
+    "  Rank %d has launched up to operation %ld -- GPU …" / "  Rank %d has not launched any operations -- …"
+    (``ops`` 0). The rank is the rank in the communicator."""
+
+    rank: int | None
+    ops: int
+    count: int = 1
+    node: str | None = None
 
 
 @dataclass(slots=True)
@@ -217,7 +232,8 @@ class BlockField:
 
 
 Fact = (
-    TraceStart
+    RasCount
+    | TraceStart
     | Frame
     | Timeout
     | PgStatus
@@ -595,7 +611,29 @@ def _torch_message(text: str, facts: list[Fact]) -> None:
     _exception(text, facts)
 
 
+_RAS_GROUP = re.compile(
+    r"^\s*(?P<count>\d+) ranks have (?:launched up to operation (?P<ops>\d+)|not launched any operations)"
+)
+_RAS_RANK = re.compile(
+    r"^\s*Rank (?P<rank>\d+) has (?:launched up to operation (?P<ops>\d+)|not launched any operations)"
+    r"(?: -- GPU .*? on node (?P<node>\S+))?"
+)
+
+
+def _ras(text: str, facts: list[Fact]) -> None:
+    m = _RAS_RANK.search(text)
+    if m is not None:
+        facts.append(RasCount(int(m["rank"]), int(m["ops"] or 0), 1, m["node"]))
+        return
+    g = _RAS_GROUP.search(text)
+    if g is not None:
+        facts.append(RasCount(None, int(g["ops"] or 0), int(g["count"])))
+
+
 def _desync_report(text: str, facts: list[Fact]) -> None:
+    if "launched up to operation" in text or "not launched any operations" in text:
+        _ras(text, facts)
+        return
     if "Timeout at collective" in text:
         m = _DESYNC_AT.search(text)
         if m is not None:

@@ -30,6 +30,8 @@ RULES: dict[str, str] = {
     # straggler
     "behind-last-enqueued": "the rank's last enqueued collective is older than the one the others timed out in",
     "desync-report-lagging": "the other ranks' desync report (TORCH_NCCL_DESYNC_DEBUG) names this rank",
+    "nccl-ras-behind": "NCCL's RAS report (ncclras, 2.24+) lists this rank as having launched fewer operations "
+    "than the others of its communicator",
     "monitored-barrier": "monitoredBarrier names this rank as not having reached the barrier",
     "flight-recorder-behind": "its Flight Recorder dump stops before the sequence id the other ranks reached",
     "flight-recorder-missing": "every other rank left a Flight Recorder dump and this one did not (it may have "

@@ -181,6 +181,7 @@ class Accumulator:
         self.failures: list[FailureRecord] = []
         self.lagging: list[tuple[Ev, x.Lagging]] = []
         self.barriers: list[tuple[Ev, x.BarrierFail]] = []
+        self.ras: list[tuple[Ev, x.RasCount]] = []
         self.groups: dict[str, Group] = {}
         self.dropped_groups = 0
         self._line_timeout = False
@@ -331,6 +332,11 @@ class Accumulator:
             acc.size_mismatch = acc.size_mismatch or (e, fact)
         elif isinstance(fact, x.DesyncAt):
             acc.desync_at = acc.desync_at or (e, fact)
+        elif isinstance(fact, x.RasCount):
+            if len(self.ras) < MAX_GLOBAL:
+                self.ras.append((e, fact))
+            if fact.rank is not None:
+                self._group("ras", f"NCCL RAS: rank {fact.rank} has launched up to operation {fact.ops}", e, key)
         elif isinstance(fact, x.Lagging | x.BarrierFail):
             target = self.lagging if isinstance(fact, x.Lagging) else self.barriers
             if len(target) < MAX_GLOBAL:
