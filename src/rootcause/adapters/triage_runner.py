@@ -7,6 +7,28 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from rootcause.core.diagnosis import Diagnosis
+    from rootcause.core.triage.engine import Triage
+
+
+def start_triage(named: list[tuple[str, Path]]) -> tuple[Triage, list[tuple[str, Path]]]:
+    """A triage for `diagnose_sources(..., triage=)` to feed in its own pass; the Flight Recorder dumps among the
+    inputs are read into it here and left out of the logs returned."""
+    from rootcause.adapters.flight_files import read_dump, split_dumps
+    from rootcause.core.triage.engine import Triage
+
+    t = Triage()
+    logs, dumps = split_dumps(named)
+    for name, path in dumps:
+        t.add_dump(name, read_dump(name, path))
+    return t, logs
+
+
+def finish_triage(d: Diagnosis, t: Triage) -> None:
+    from rootcause.core.triage.engine import link_findings
+
+    report = t.report()
+    link_findings(report, d.findings)
+    d.triage = report
 
 
 def attach_triage(d: Diagnosis, paths: list[str]) -> None:

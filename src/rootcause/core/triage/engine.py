@@ -49,6 +49,15 @@ class SourceFeed:
         for line_no, raw, context in self._stream.feed(chunk):
             self._acc.line(self._idx, line_no, raw, context)
 
+    def feed_lines(self, buf: bytes, spans: list[tuple[int, int]], size: int) -> None:
+        """Whole lines, with the spans of the lines that hold a keyword (found by the caller's scan); ``size``:
+        the input bytes they stand for (one less when the scanner added the last line's newline)."""
+        for line_no, raw, context in self._stream.feed_lines(buf, spans, size):
+            self._acc.line(self._idx, line_no, raw, context)
+
+    def holds_keyword(self, line: bytes) -> bool:
+        return self._stream.prefilter.holds_keyword(line)
+
     def close(self) -> None:
         if self.closed:
             return
@@ -65,6 +74,10 @@ class Triage:
         self._acc = Accumulator()
         self._feeds: list[SourceFeed] = []
         self._dumps: dict[int, tuple[int, Dump]] = {}  # rank -> (source index, dump)
+
+    @property
+    def has_dumps(self) -> bool:
+        return bool(self._dumps)
 
     def add_dump(self, name: str, data: bytes, rank: int | None = None) -> None:
         """One rank's Flight Recorder dump (pickle or JSON); `flight.DumpError` when it is not one."""
