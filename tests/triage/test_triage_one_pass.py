@@ -12,7 +12,7 @@ from rootcause.adapters.inputs import expand_paths, rank_from_path
 from rootcause.adapters.loading import load_index
 from rootcause.core.diagnosis import SourceInput, diagnose_sources
 from rootcause.core.matching import index as index_module
-from rootcause.core.matching.index import index_cache_key
+from rootcause.core.matching.index import CompiledIndex, index_cache_key
 from rootcause.core.triage.engine import Triage
 
 FOLDERS = [
@@ -26,11 +26,11 @@ FOLDERS = [
 
 
 @pytest.fixture(scope="module")
-def index():  # noqa: ANN201 - the compiled index
+def index() -> CompiledIndex:
     return load_index([])
 
 
-def _one_pass(folder: Path, index, chunk: int) -> dict:  # noqa: ANN001
+def _one_pass(folder: Path, index: CompiledIndex, chunk: int) -> dict[str, object]:
     t = Triage()
     files = expand_paths([str(folder)])
     sources = [SourceInput(str(p), file_chunks(p, chunk), rank_from_path(p)) for p in files]
@@ -39,12 +39,12 @@ def _one_pass(folder: Path, index, chunk: int) -> dict:  # noqa: ANN001
 
 
 @pytest.mark.parametrize("folder", FOLDERS, ids=lambda p: p.parent.name + "/" + p.name)
-def test_one_pass_gives_the_triage_report(folder: Path, index) -> None:  # noqa: ANN001
+def test_one_pass_gives_the_triage_report(folder: Path, index: CompiledIndex) -> None:
     assert index.hs_db is not None, "hyperscan is a dependency on x86-64"
     assert _one_pass(folder, index, 1 << 16) == triage_paths(folder).model_dump()
 
 
-def test_one_pass_across_tiny_chunks(index) -> None:  # noqa: ANN001
+def test_one_pass_across_tiny_chunks(index: CompiledIndex) -> None:
     folder = NCCL_FIXTURES / "nccl-crash-first-8" / "logs"
     assert _one_pass(folder, index, 7) == triage_paths(folder).model_dump()
 

@@ -73,3 +73,9 @@ def test_desync_by_op_is_found_from_the_stacks_alone() -> None:
     c = triage_paths(ROOT / "desync-op" / "plain").conclusion
     assert (c.kind, c.guilty_ranks, c.named_ranks[0].rule) == ("desync", [1], "stack-minority")
     assert "broadcast" in c.summary and "all_reduce" in c.summary
+
+
+def test_docs_explain_every_rule() -> None:
+    doc = (TESTS.parent / "docs" / "triage.md").read_text(encoding="utf-8")
+    missing = [rule for rule in RULES if f"| `{rule}`" not in doc]
+    assert missing == []
