@@ -11,7 +11,7 @@ import pytest
 import yaml
 from triage_support import NCCL_FIXTURES, REAL_RANKS, triage_paths
 
-NCCL_CASES = sorted(p.name for p in NCCL_FIXTURES.iterdir() if (p / "expected.json").is_file())
+NCCL_CASES = sorted(p.name for p in NCCL_FIXTURES.iterdir() if (p / "expected.json").is_file() and (p / "logs").is_dir())
 
 
 def test_there_are_four_nccl_cases() -> None:
@@ -98,7 +98,8 @@ REAL_EXPECTED = {
     "dist_rank_exception_record": ("crash-first", [2]),
     "dist_mismatch_collectives": ("desync", [0, 1]),  # ALLREDUCE vs BROADCAST, two ranks: no majority
     "dist_mismatch_sizes_detail": ("desync", [0, 1]),
-    "dist_mismatch_sizes": ("desync", [0]),  # Gloo's size check fires on rank 0
+    # Gloo's size check fires on rank 0 (the receiver); rank 1 (5 elements) sent the oversized message: undecided
+    "dist_mismatch_sizes": ("undecided", []),
     "dist_worker_sigkill": ("killed", [1]),
     "dist_worker_sigsegv": ("crash-first", [1]),
     "dist_worker_sigabrt": ("crash-first", [1]),
@@ -149,6 +150,25 @@ def test_real_gloo_rank_files_alone(case: str) -> None:
         assert report.conclusion.suggestions
     else:
         assert (report.conclusion.kind, report.conclusion.guilty_ranks) == REAL_EXPECTED[case]
+
+
+def test_gloo_size_check_names_the_ring_sender_first_not_only_the_detector() -> None:
+    c = triage_paths(MANIFEST["dist_mismatch_sizes"]).conclusion
+    assert (c.kind, c.detected_by[:1], c.candidates) == ("undecided", [0], [1, 0])
+    rules = {n.rank: n.rule for n in c.named_ranks}
+    assert rules == {1: "gloo-ring-sender", 0: "gloo-size-receiver"}
+    assert all(n.role == "candidate" and n.evidence_refs for n in c.named_ranks)
+    assert any("TORCH_DISTRIBUTED_DEBUG=DETAIL" in s for s in c.suggestions)
+
+
+def test_every_named_rank_carries_its_rule_and_evidence() -> None:
+    from rootcause.core.triage.rules import RULES
+
+    for case in REAL_EXPECTED:
+        c = triage_paths(MANIFEST[case]).conclusion
+        assert c.candidates[: len(c.guilty_ranks)] == c.guilty_ranks, case
+        for n in c.named_ranks:
+            assert n.rule in RULES and n.evidence_refs, (case, n)
 
 
 def test_torchrun_root_cause_is_reported_but_not_trusted() -> None:

@@ -8,6 +8,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+from rootcause.adapters.flight_files import read_dump, split_dumps
 from rootcause.adapters.inputs import expand_paths, rank_from_path
 from rootcause.core.triage import TriageReport
 from rootcause.core.triage.engine import Triage
@@ -24,9 +25,14 @@ def file_chunks(path: Path, size: int = 1 << 16) -> Iterator[bytes]:
 
 
 def triage_paths(*paths: Path, chunk: int = 1 << 16) -> TriageReport:
+    """As `rootcause triage` reads them: Flight Recorder dumps apart, logs in chunks."""
     t = Triage()
-    for p in expand_paths([str(x) for x in paths]):
-        t.add(str(p), file_chunks(p, chunk), rank_from_path(p))
+    files = [(str(p), p) for p in expand_paths([str(x) for x in paths])]
+    logs, dumps = split_dumps(files)
+    for name, p in dumps:
+        t.add_dump(name, read_dump(name, p))
+    for name, p in logs:
+        t.add(name, file_chunks(p, chunk), rank_from_path(p))
     return t.report()
 
 

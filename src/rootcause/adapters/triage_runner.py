@@ -7,10 +7,33 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from rootcause.core.diagnosis import Diagnosis
+    from rootcause.core.triage.engine import Triage
+
+
+def start_triage(named: list[tuple[str, Path]]) -> tuple[Triage, list[tuple[str, Path]]]:
+    """A triage for `diagnose_sources(..., triage=)` to feed in its own pass; the Flight Recorder dumps among the
+    inputs are read into it here and left out of the logs returned."""
+    from rootcause.adapters.flight_files import read_dump, split_dumps
+    from rootcause.core.triage.engine import Triage
+
+    t = Triage()
+    logs, dumps = split_dumps(named)
+    for name, path in dumps:
+        t.add_dump(name, read_dump(name, path))
+    return t, logs
+
+
+def finish_triage(d: Diagnosis, t: Triage) -> None:
+    from rootcause.core.triage.engine import link_findings
+
+    report = t.report()
+    link_findings(report, d.findings)
+    d.triage = report
 
 
 def attach_triage(d: Diagnosis, paths: list[str]) -> None:
     """Attach the triage report of the same inputs to a diagnosis (`rootcause diagnose` on several ranks)."""
+    from rootcause.adapters.flight_files import read_dump, split_dumps
     from rootcause.adapters.inputs import open_sources
     from rootcause.core.triage.engine import Triage, link_findings
 
@@ -18,6 +41,9 @@ def attach_triage(d: Diagnosis, paths: list[str]) -> None:
     if len(d.inputs) == len(named):  # keep the diagnosis' names ("<stdin>" for a spooled stdin)
         named = [(i.name, path) for i, (_, path) in zip(d.inputs, named, strict=True)]
     t = Triage()
+    named, dumps = split_dumps(named)
+    for name, path in dumps:
+        t.add_dump(name, read_dump(name, path))
     for s in open_sources(named):
         t.add(s.name, s.chunks, s.rank)
     report = t.report()

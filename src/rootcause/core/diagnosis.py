@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
@@ -26,6 +27,9 @@ from rootcause.core.matching.scan import Hit, ScanResult, SourceScanner, iter_te
 from rootcause.core.model import Entry, Role
 from rootcause.core.triage.model import TriageReport
 from rootcause.core.versions import Environment, VersionVerdict, verdict
+
+if TYPE_CHECKING:
+    from rootcause.core.triage.engine import Triage
 
 JSON_SCHEMA_VERSION = 1
 PATTERN_SCORE = 0.95
@@ -213,20 +217,25 @@ def diagnose_sources(
     env: Environment | None = None,
     *,
     progress: Callable[[int], object] | None = None,
+    triage: Triage | None = None,
 ) -> Diagnosis:
-    """Scan every input and rank what was found. ``env`` overrides versions read from logs."""
+    """Scan every input and rank what was found. ``env`` overrides versions read from logs. With ``triage``,
+    the same pass feeds it the lines that hold its keywords (call ``triage.report()`` afterwards)."""
     groups: dict[str, _Group] = {}
     lexical_lines: list[tuple[int, str, int, str, str, int | None]] = []
     detected: Environment = {}
     inputs: list[InputSummary] = []
     truncated = 0
     for order, source in enumerate(sources):
-        scanner = SourceScanner(index)
+        tap = triage.open(source.name, source.rank) if triage is not None else None
+        scanner = SourceScanner(index, tap=tap)
         for chunk in source.chunks:
             scanner.feed(chunk)
             if progress is not None:
                 progress(len(chunk))
         result: ScanResult = scanner.finish()
+        if tap is not None:
+            tap.close()
         truncated += result.truncated_hits
         inputs.append(InputSummary(name=source.name, lines=result.lines, bytes=result.bytes, rank=source.rank))
         for name, version in result.env.items():

@@ -10,6 +10,7 @@ import click
 
 if TYPE_CHECKING:
     from rootcause.core.diagnosis import Diagnosis
+    from rootcause.core.triage.engine import Triage
 
 Environment = dict[str, str]
 EXIT_MATCHED, EXIT_NO_MATCH = 0, 1
@@ -42,7 +43,9 @@ def installed_env() -> Environment:
     return env
 
 
-def run_diagnosis(named: list[tuple[str, Path]], env: Environment, canon: list[str], show_progress: bool) -> Diagnosis:
+def run_diagnosis(
+    named: list[tuple[str, Path]], env: Environment, canon: list[str], show_progress: bool, triage: Triage | None = None
+) -> Diagnosis:
     from rootcause.adapters.cli.progress import byte_progress
     from rootcause.adapters.inputs import open_sources
     from rootcause.adapters.loading import load_index
@@ -52,7 +55,7 @@ def run_diagnosis(named: list[tuple[str, Path]], env: Environment, canon: list[s
     sources = open_sources(named)
     total = sum(path.stat().st_size for _, path in named)
     with byte_progress("scanning", total, show_progress) as advance:
-        return diagnose_sources(sources, index, env, progress=advance)
+        return diagnose_sources(sources, index, env, progress=advance, triage=triage)
 
 
 @click.command()
@@ -91,7 +94,7 @@ def diagnose(
     Exit status: 0 when a known error matched, 1 when none did, 2 on a usage error.
     """
     from rootcause.adapters.inputs import materialise
-    from rootcause.adapters.triage_runner import attach_triage
+    from rootcause.adapters.triage_runner import finish_triage, start_triage
     from rootcause.core.diagnosis import holds_several_ranks
     from rootcause.core.versions import parse_env_spec
     from rootcause.errors import UsageError
@@ -103,9 +106,11 @@ def diagnose(
     if env_spec:
         env.update(parse_env_spec(env_spec))
     named = materialise(path_list)
-    d = run_diagnosis(named, env, list(canon), show_progress=sys.stdout.isatty() and not no_progress)
-    if holds_several_ranks(d):
-        attach_triage(d, [str(path) for _, path in named])
+    # one pass: the scan feeds the triage the lines that hold its keywords; Flight Recorder dumps go to it alone
+    triage, named = start_triage(named)
+    d = run_diagnosis(named, env, list(canon), show_progress=sys.stdout.isatty() and not no_progress, triage=triage)
+    if holds_several_ranks(d) or triage.has_dumps:
+        finish_triage(d, triage)
     if output == "json":
         sys.stdout.write(d.model_dump_json(indent=2) + "\n")
     elif output == "md":

@@ -24,11 +24,15 @@ def run_triage(
 ) -> TriageReport:
     """Triage the inputs; with ``kb``, the knowledge-base patterns scan the same chunks in the same pass."""
     from rootcause.adapters.cli.progress import byte_progress
+    from rootcause.adapters.flight_files import read_dump, split_dumps
     from rootcause.adapters.inputs import open_sources
     from rootcause.core.triage.engine import Triage
     from rootcause.core.triage.kb import link, matches_from_hits
 
     t = Triage()
+    named, dumps = split_dumps(named)
+    for name, path in dumps:
+        t.add_dump(name, read_dump(name, path))
     sources = open_sources(named)
     if not kb:
         for s in sources:

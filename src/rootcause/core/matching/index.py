@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,6 +19,7 @@ import re2
 from rootcause.core.matching.lexical import LexicalIndex
 from rootcause.core.matching.patterns import compile_re2, group_names, literal_length, prefilter_source
 from rootcause.core.model import Entry
+from rootcause.core.triage.extract import KEYWORDS as TRIAGE_KEYWORDS
 from rootcause.core.versions import ENV_HINT_REGEX
 from rootcause.errors import PatternError
 
@@ -73,7 +75,9 @@ class CompiledIndex:
         self._window_of = [p.window for p in self.patterns]
         self._sets: dict[int, tuple[Any, list[int]]] = {}  # RE2 sets, built when first needed
         self.lexical = lexical if lexical is not None else LexicalIndex.build(self._lexical_docs())
-        self.special_ids = {"errorish": len(self.patterns), "env": len(self.patterns) + 1}
+        # after the canon's patterns: errorish, env, then triage's keywords (one id each)
+        n = len(self.patterns)
+        self.special_ids = {"errorish": n, "env": n + 1, "triage": n + 2}
         self.hs_db = self._load_or_build_hyperscan(hs_blob)
         # the prototype scratch space: every scan clones its own, so scans may run in parallel
         self.hs_scratch = None if self.hs_db is None else hyperscan.Scratch(self.hs_db)
@@ -93,6 +97,7 @@ class CompiledIndex:
             return hyperscan.loadb(blob, hyperscan.HS_MODE_BLOCK)
         sources = [prefilter_source(p.regex) for p in self.patterns]
         sources += [ERRORISH_REGEX, ENV_HINT_REGEX]
+        sources += [re.escape(k.decode()) for k in TRIAGE_KEYWORDS]
         flags = hyperscan.HS_FLAG_MULTILINE | hyperscan.HS_FLAG_PREFILTER | hyperscan.HS_FLAG_ALLOWEMPTY
         db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
         try:
@@ -163,11 +168,20 @@ class CompiledIndex:
         return {k: v for k, v in m.groupdict().items() if v is not None}
 
 
+def database_layout() -> str:
+    """What the compiled hyperscan database holds besides the canon's patterns, and in which order: a change
+    (a triage keyword added, an id moved) changes the index cache key, so a stale database is never loaded."""
+    parts = ["layout 2", "patterns", "errorish", ERRORISH_REGEX, "env", ENV_HINT_REGEX, "triage"]
+    parts += [k.decode() for k in TRIAGE_KEYWORDS]
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:16]
+
+
 def index_cache_key(texts: list[tuple[str, str]]) -> str:
     """A key for the compiled-index cache: the canon's content, and this code's version."""
     from rootcause import __version__
 
     digest = hashlib.sha256(__version__.encode())
+    digest.update(database_layout().encode())
     for name, text in sorted(texts):
         digest.update(name.encode())
         digest.update(b"\0")

@@ -13,6 +13,7 @@ import re
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from rootcause.core.matching.index import ERRORISH_REGEX, CompiledIndex, hyperscan
 from rootcause.core.normalize import CleanLine, strip_framing
@@ -46,11 +47,23 @@ class ScanResult:
     truncated_hits: int = 0
 
 
+class TriageTap(Protocol):
+    """Where the lines that hold a triage keyword go (`triage.engine.SourceFeed`): the scan finds them with
+    the same hyperscan pass as the canon's patterns, so an input is read once for both."""
+
+    def feed(self, data: bytes) -> None: ...
+
+    def feed_lines(self, buf: bytes, spans: list[tuple[int, int]], size: int) -> None: ...
+
+    def holds_keyword(self, line: bytes) -> bool: ...
+
+
 class SourceScanner:
     """Scans one input (a file, stdin, a pasted text). Feed bytes, then finish()."""
 
-    def __init__(self, index: CompiledIndex, *, max_hits: int = 20_000) -> None:
+    def __init__(self, index: CompiledIndex, *, max_hits: int = 20_000, tap: TriageTap | None = None) -> None:
         self.index = index
+        self._tap = tap
         self.result = ScanResult()
         self._carry = b""
         # the last lines before the current one, raw (bytes) or cleaned (str): windows read them
@@ -71,7 +84,7 @@ class SourceScanner:
         if cut < 0:
             self._carry = buf
             if len(self._carry) > CHUNK_LIMIT:  # one enormous line: scan what we have
-                self._scan(self._carry + b"\n")
+                self._scan(self._carry + b"\n", added_newline=True)
                 self._carry = b""
             return
         self._carry = buf[cut + 1 :]
@@ -79,7 +92,7 @@ class SourceScanner:
 
     def finish(self) -> ScanResult:
         if self._carry:
-            self._scan(self._carry + b"\n")
+            self._scan(self._carry + b"\n", added_newline=True)
             self._carry = b""
         if self._small is not None:
             self._repair_wrapped(self._small)
@@ -87,7 +100,7 @@ class SourceScanner:
         return self.result
 
     # -- scanning ---------------------------------------------------------------------------
-    def _scan(self, chunk: bytes) -> None:
+    def _scan(self, chunk: bytes, added_newline: bool = False) -> None:
         base = self.result.lines
         n_lines = chunk.count(b"\n")
         if self._small is not None:
@@ -97,11 +110,13 @@ class SourceScanner:
                 self._small = None
         if self.index.hs_db is None:
             self._scan_lines(chunk, base)
+            if self._tap is not None:  # the triage's own prefilter (Python re without hyperscan)
+                self._tap.feed(chunk[:-1] if added_newline else chunk)
         else:
-            self._scan_hyperscan(chunk, base)
+            self._scan_hyperscan(chunk, base, added_newline)
         self.result.lines = base + n_lines
 
-    def _scan_hyperscan(self, chunk: bytes, base: int) -> None:
+    def _scan_hyperscan(self, chunk: bytes, base: int, added_newline: bool = False) -> None:
         """Skip noise in C; stop in Python only on lines that may match.
 
         Each scan starts up to `max_window - 1` lines before the first unhandled line (``pos``),
@@ -118,11 +133,19 @@ class SourceScanner:
         found: list[int] = []
         errorish: list[int] = []
         errorish_id = self.index.special_ids["errorish"]
+        triage_lo = self.index.special_ids["triage"]
+        tap = self._tap
+        keyword_ends: list[int] = []
+        halted: list[tuple[int, int]] = []
 
         def on_match(pattern_id: int, _from: int, to: int, _flags: int, _ctx: object) -> bool:
             end = scan_from + to
             if end <= pos:
                 return False  # ends on a line handled already
+            if pattern_id >= triage_lo:
+                if tap is not None:
+                    keyword_ends.append(end)
+                return False
             if pattern_id == errorish_id:
                 errorish.append(end)  # remembered only: the lexical stage reads a few of them
                 return False
@@ -144,13 +167,35 @@ class SourceScanner:
                 self._remember_lines(data, pos, start)
             line_no += skipped
             self._handle_line(data[start:stop].decode("utf-8", "replace"), line_no + 1)
+            if tap is not None:
+                halted.append((start, stop))  # a keyword after the halt on this line was not reported
             line_no += 1
             pos = stop + 1
             scan_from = self._window_start(data, pos)
         self._keep_errorish_offsets(data, errorish, len(overlap), base)
+        if tap is not None:
+            self._tap_lines(tap, data, len(overlap), keyword_ends, halted, added_newline)
         if pos < size:
             self._remember_lines(data, pos, size)
         self._overlap = self._last_lines(data)
+
+    @staticmethod
+    def _tap_lines(
+        tap: TriageTap, data: bytes, lo: int, ends: list[int], halted: list[tuple[int, int]], added_newline: bool
+    ) -> None:
+        """The chunk's lines that hold a triage keyword, as (start, stop) spans of data[lo:], to the tap."""
+        starts: dict[int, int] = {}
+        for end in ends:
+            start = data.rfind(b"\n", lo, end - 1) + 1 or lo
+            if start not in starts:
+                stop = data.find(b"\n", end - 1)
+                starts[start] = len(data) if stop < 0 else stop
+        for start, stop in halted:
+            if start not in starts and tap.holds_keyword(data[start:stop]):
+                starts[start] = stop
+        spans = [(max(a, lo) - lo, b - lo) for a, b in sorted(starts.items())]
+        buf = data[lo:] if lo else data
+        tap.feed_lines(buf, spans, len(buf) - (1 if added_newline else 0))
 
     def _window_start(self, data: bytes, pos: int) -> int:
         """Start of the line `max_window - 1` lines before `pos` (or of the buffer)."""

@@ -10,11 +10,13 @@ from dataclasses import dataclass, field
 from rootcause.core.normalize import parameterise
 from rootcause.core.triage import extract as x
 from rootcause.core.triage.resolve import Resolved
+from rootcause.core.triage.rules import RULES
 from rootcause.core.triage.state import Ev, RankAcc
 from rootcause.core.triage.verdict import (
     CRASH,
     EXTERNAL,
     SLACK_S,
+    Named,
     Verdict,
     cascade_start,
     earlier,
@@ -38,6 +40,8 @@ class _Cand:
     first: Ev | None
     summary: str
     hosts: list[str] = field(default_factory=list)
+    rule: str | None = None
+    per_rank: list[tuple[int, str, Ev]] = field(default_factory=list)
 
 
 def _own_errors(res: Resolved) -> _Cand | None:
@@ -85,7 +89,10 @@ def _own_errors(res: Resolved) -> _Cand | None:
         summary += f" {ranks_word(ranks[1:]).capitalize()} also failed with {own}."
     if others:
         summary += f" The timeouts and peer errors of {ranks_word(others)} followed from it: fix this error first."
-    return _Cand("crash-first", 0, ranks, [e for _, e, _ in found][:8], ev0, summary)
+    per_rank = [
+        (r, "silent-crash" if raised.type.startswith("SIG") else "own-error-first", e) for r, e, raised in found
+    ]
+    return _Cand("crash-first", 0, ranks, [e for _, e, _ in found][:8], ev0, summary, per_rank=per_rank)
 
 
 def crashed_silently(res: Resolved, st: RankAcc) -> bool:
@@ -133,7 +140,8 @@ def _kills(res: Resolved) -> _Cand | None:
     others = sorted(r for r, st in res.ranks.items() if r not in ranks and st.first_cascade is not None)
     if others:
         summary += f" The errors of {ranks_word(others)} followed its death."
-    return _Cand("killed", 1, ranks, [st.exit_ev for _, st in found if st.exit_ev][:8], st0.exit_ev, summary)
+    evs = [st.exit_ev for _, st in found if st.exit_ev]
+    return _Cand("killed", 1, ranks, evs[:8], st0.exit_ev, summary, rule="killed-by-signal")
 
 
 def _host_of(res: Resolved, peer: str) -> str:
@@ -196,7 +204,9 @@ def _network(res: Resolved) -> _Cand | None:
     lead = "First" if first_ev.t is not None else "For example"
     summary += f" {lead}, rank {first_r}: {short(first_w.message, 160)}"
     evs = [ev for _, ev, _ in reports]
-    return _Cand("network", 2, guilty_ranks, pick_evidence(evs, guilty_ranks, res, 10), first_ev, summary, top)
+    return _Cand(
+        "network", 2, guilty_ranks, pick_evidence(evs, guilty_ranks, res, 10), first_ev, summary, top, "network-host"
+    )
 
 
 def first_cause(res: Resolved) -> Verdict | None:
@@ -209,4 +219,6 @@ def first_cause(res: Resolved) -> Verdict | None:
             pick = c
     hosts = pick.hosts or hosts_of(res, pick.ranks)
     confidence = "high" if pick.kind in ("crash-first", "killed") else "medium"
-    return Verdict(pick.kind, pick.summary, pick.ranks, hosts, confidence, None, pick.evs)
+    v = Verdict(pick.kind, pick.summary, pick.ranks, hosts, confidence, None, pick.evs, rule=pick.rule)
+    v.named = [Named(r, "guilty", rule, RULES[rule], [ev]) for r, rule, ev in pick.per_rank]
+    return v

@@ -14,10 +14,13 @@ from __future__ import annotations
 
 from rootcause.core.triage.causes import crashed_silently, first_cause
 from rootcause.core.triage.desync import desync
+from rootcause.core.triage.flight_verdict import flight_straggler, missing_dump_candidates
 from rootcause.core.triage.resolve import Resolved
+from rootcause.core.triage.rules import RULES
 from rootcause.core.triage.state import Ev
 from rootcause.core.triage.verdict import (
     EXTERNAL,
+    Named,
     Verdict,
     hosts_of,
     on_hosts,
@@ -81,26 +84,50 @@ def _straggler(res: Resolved) -> Verdict | None:
                 f"{ranks_word(ref.ranks)} timed out in: {detail}{' …' if len(behind) > 6 else ''}."
             )
             return Verdict(
-                "straggler", summary, behind, hosts_of(res, behind), "high", label, pick_evidence(evs, behind, res)
+                "straggler",
+                summary,
+                behind,
+                hosts_of(res, behind),
+                "high",
+                label,
+                pick_evidence(evs, behind, res),
+                rule="behind-last-enqueued",
             )
     # (b) the desync report and monitoredBarrier name the ranks
     named: list[int] = []
     named_evs: list[Ev] = []
+    by_rule: dict[int, tuple[str, Ev]] = {}
     for ev, lag in res.acc.lagging:
         if lag.how in ("never-joined", "finished-not-joined", "joined-not-finished"):
             named += lag.ranks
             named_evs.append(ev)
+            for r in lag.ranks:
+                by_rule.setdefault(r, ("desync-report-lagging", ev))
     for ev, fail in res.acc.barriers:
         named += fail.ranks
         named_evs.append(ev)
+        for r in fail.ranks:
+            by_rule.setdefault(r, ("monitored-barrier", ev))
+    # NCCL RAS: a communicator's ranks launched different numbers of operations; the ones behind the most
+    ras = res.acc.ras
+    if ras:
+        top = max(c.ops for _, c in ras)
+        for ev, c in ras:
+            if c.rank is not None and c.ops < top:
+                named.append(c.rank)
+                named_evs.append(ev)
+                by_rule.setdefault(c.rank, ("nccl-ras-behind", ev))
     named = sorted(set(named))
     if named:
         summary = (
             f"{ranks_word(named).capitalize()}{on_hosts(res, named)} did not reach {label}: the other ranks' own "
-            f"report names {'it' if len(named) == 1 else 'them'} (TORCH_NCCL_DESYNC_DEBUG / monitoredBarrier)."
+            f"report names {'it' if len(named) == 1 else 'them'} (TORCH_NCCL_DESYNC_DEBUG / monitoredBarrier / "
+            "NCCL RAS)."
         )
         coll = ref.label() if ref else None
-        return Verdict("straggler", summary, named, hosts_of(res, named), "high", coll, (named_evs + evs)[:12])
+        v = Verdict("straggler", summary, named, hosts_of(res, named), "high", coll, (named_evs + evs)[:12])
+        v.named = [Named(r, "guilty", by_rule[r][0], RULES[by_rule[r][0]], [by_rule[r][1]]) for r in named]
+        return v
     # (c) elimination: ranks that were alive to the end but never timed out
     silent: list[int] = []
     quiet: list[int] = []
@@ -136,6 +163,7 @@ def _straggler(res: Resolved) -> Verdict | None:
             "medium",
             ref.label() if ref else None,
             pick_evidence(evs, candidates, res),
+            rule="no-timeout-alive",
         )
     # (d) every rank that left a log reached it: the missing ones are the suspects
     if ref is not None and res.missing:
@@ -149,7 +177,9 @@ def _straggler(res: Resolved) -> Verdict | None:
                 f"Every rank with a log reached {label} and timed out in it; the logs of {ranks_word(res.missing)} "
                 "are missing, so by elimination the rank that never arrived is among them."
             )
-            return Verdict("straggler", summary, list(res.missing), [], "low", label, evs[:12], [ALL_LOGS])
+            return Verdict(
+                "straggler", summary, list(res.missing), [], "low", label, evs[:12], [ALL_LOGS], rule="missing-log"
+            )
     return None
 
 
@@ -181,7 +211,34 @@ def _undecided(res: Resolved) -> Verdict:
         ev = st.timeouts[0][0] if st.timeouts else (st.first_error[0] if st.first_error else None)
         if ev is not None:
             evs.append(ev)
-    return Verdict("undecided", summary, [], [], "low", None, evs)
+    v = Verdict("undecided", summary, [], [], "low", None, evs)
+    v.named = missing_dump_candidates(res)
+    if v.named:
+        who = ranks_word([n.rank for n in v.named]).capitalize()
+        v.summary += f" {who} left no Flight Recorder dump: they may have died first."
+    return v
+
+
+def _detected(res: Resolved) -> list[int]:
+    """Where the failure surfaced: ranks that printed an error, a timeout or a mismatch."""
+    return sorted(
+        r
+        for r, st in res.ranks.items()
+        if st.first_error is not None or st.timeouts or st.size_mismatch is not None or st.fingerprints
+    )
+
+
+def _name_ranks(res: Resolved, v: Verdict) -> None:
+    """Every guilty rank carries the rule that named it and its own evidence lines."""
+    have = {n.rank for n in v.named}
+    for r in v.guilty:
+        if r in have:
+            continue
+        rule = v.rule or "waiting-rank"
+        mine = [e for e in v.evidence if res.rank_of(e.key) == r]
+        v.named.append(Named(r, "guilty", rule, RULES[rule], (mine or v.evidence)[:4]))
+    order = {r: i for i, r in enumerate(v.guilty)}
+    v.named.sort(key=lambda n: (n.role != "guilty", order.get(n.rank, len(order))))
 
 
 def _suggestions(res: Resolved, v: Verdict) -> list[str]:
@@ -248,7 +305,9 @@ def _statuses(res: Resolved, v: Verdict) -> dict[int, str]:
 
 
 def conclude(res: Resolved) -> Verdict:
-    v = desync(res) or first_cause(res) or _straggler(res) or _undecided(res)
+    v = desync(res) or first_cause(res) or flight_straggler(res) or _straggler(res) or _undecided(res)
+    _name_ranks(res, v)
+    v.detected = _detected(res)
     v.suggestions = _suggestions(res, v)
     v.statuses = _statuses(res, v)
     return v

@@ -5,10 +5,12 @@ the desync report, Gloo's size check)."""
 from __future__ import annotations
 
 from rootcause.core.triage import extract as x
+from rootcause.core.triage.flight_verdict import flight_desync
 from rootcause.core.triage.resolve import Resolved
 from rootcause.core.triage.state import Ev
 from rootcause.core.triage.verdict import (
     SIZE_CHECKED_OPS,
+    Named,
     Verdict,
     hosts_of,
     nccl_timeouts,
@@ -75,7 +77,12 @@ def desync(res: Resolved) -> Verdict | None:
                 "high" if clear else "medium",
                 f"{op_word} #{seqs[0]}",
                 evs[:12],
+                rule="detail-fingerprint",
             )
+    # Flight Recorder dumps aligned by sequence id
+    recorded = flight_desync(res)
+    if recorded is not None:
+        return recorded
     # NCCL timeouts: same process group and sequence number, different op or size
     for (pg, seq), members in sorted(nccl_timeouts(res).items(), key=lambda kv: -len(kv[1])):
         if len(members) < 2:
@@ -105,6 +112,7 @@ def desync(res: Resolved) -> Verdict | None:
                 "high" if clear else "medium",
                 f"{ops} #{seq}",
                 pick_evidence(evs, guilty, res),
+                rule="nccl-seq-mismatch",
             )
     # the desync report's own view (each rank's "Timeout at collective: OP, #seq")
     at: dict[int, tuple[Ev, x.DesyncAt]] = {r: st.desync_at for r, st in res.ranks.items() if st.desync_at}
@@ -118,17 +126,81 @@ def desync(res: Resolved) -> Verdict | None:
                 f"At collective #{seq} the ranks were in different operations: {_describe_groups(groups, 'in {0}')}."
             )
             evs = sorted((at[r][0] for g in groups.values() for r in g), key=Ev.order)
-            return Verdict("desync", summary, guilty, hosts_of(res, guilty), "medium", f"#{seq}", evs[:12])
-    # Gloo's size check (no fingerprints): the receiver got a message of the wrong size
+            return Verdict(
+                "desync", summary, guilty, hosts_of(res, guilty), "medium", f"#{seq}", evs[:12], rule="desync-report-op"
+            )
+    # the Python stacks: ranks in different collectives or at different lines of the program
+    # Gloo's size check (no fingerprints): the receiver got a message larger than it expected
+    return stack_desync(res) or gloo_size_check(res)
+
+
+def stack_desync(res: Resolved) -> Verdict | None:
+    """Ranks whose tracebacks show them in different collectives, or calling one from different lines."""
+    stacks = {r: st.stack for r, st in res.ranks.items() if st.stack is not None}
+    if len(stacks) < 2:
+        return None
+    with_line = all(stk.user_file is not None for _, stk, _ in stacks.values())
+    groups: dict[tuple[object, ...], list[int]] = {}
+    for r, (_, stk, _) in stacks.items():
+        groups.setdefault(stk.key() if with_line else (stk.collective,), []).append(r)
+    if len(groups) < 2:
+        return None
+    odd, clear = _majority(groups)
+    parts = []
+    for _, members in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[1])):
+        parts.append(f"{ranks_word(members)} {stacks[members[0]][1].where()}")  # type: ignore[index]
+    summary = f"The ranks' stacks show them in different places: {'; '.join(parts)}. "
+    named = []
+    for r in odd:
+        _, stk, evs = stacks[r]  # type: ignore[misc]
+        reason = f"rank {r} was {stk.where()}, unlike the majority"
+        named.append(Named(r, "guilty" if clear else "candidate", "stack-minority", reason, evs))
+    evs = [e for r in odd for e in stacks[r][2]]  # type: ignore[index]
+    evs += [stacks[r][0] for r in sorted(stacks) if r not in odd][:3]  # type: ignore[index]
+    if clear:
+        summary += f"{ranks_word(odd).capitalize()} ran a different program path than the others (a desync)."
+        v = Verdict("desync", summary, odd, hosts_of(res, odd), "medium", "/".join(sorted({k[0] for k in groups})), evs)
+    else:
+        summary += "With no majority, the stacks cannot tell which side took the wrong path."
+        v = Verdict("undecided", summary, [], [], "low", None, evs, [DETAIL_HINT])
+    v.named = named
+    return v
+
+
+def gloo_size_check(res: Resolved) -> Verdict | None:
+    """Gloo's `op.preamble.length <= op.nbytes` fired on the receiving rank. Either the sender's
+    tensor is larger, or the receiver's own is smaller: one line cannot tell them apart. A ring
+    all_reduce (gloo/allreduce.cc, the algorithm ProcessGroupGloo's CPU all_reduce uses) receives from
+    rank + 1, so that rank comes first, then the receiver. Other evidence (stacks, Flight Recorder,
+    DETAIL) decides; here the answer is `undecided` with those candidates."""
     sized = {r: st.size_mismatch for r, st in res.ranks.items() if st.size_mismatch}
-    if sized:
-        guilty = sorted(sized)
-        detail = next(iter(sized.values()))[1].detail
-        summary = (
-            f"{ranks_word(guilty).capitalize()} received a collective message of a different size than it expected "
-            f"({detail}): the ranks called the same collective with different tensor sizes, or different collectives. "
-            "Gloo cannot say which side is wrong; the ranks named are where it was detected."
-        )
-        evs = sorted((item[0] for item in sized.values()), key=Ev.order)
-        return Verdict("desync", summary, guilty, hosts_of(res, guilty), "medium", None, evs[:12], [DETAIL_HINT])
-    return None
+    if not sized:
+        return None
+    receivers = sorted(sized)
+    world = res.world_size or (max(res.ranks) + 1 if res.ranks else 0)
+    named: list[Named] = []
+    for d in receivers:
+        ev = sized[d][0]  # type: ignore[index]
+        if world > 1:
+            sender = (d + 1) % world
+            if sender not in receivers and all(n.rank != sender for n in named):
+                reason = (
+                    f"rank {d} received an oversized message; in a ring all_reduce rank {d} receives from rank {sender}"
+                )
+                named.append(Named(sender, "candidate", "gloo-ring-sender", reason, [ev]))
+    for d in receivers:
+        ev = sized[d][0]  # type: ignore[index]
+        reason = f"rank {d} expected a smaller message: its own tensor may be the smaller one"
+        named.append(Named(d, "candidate", "gloo-size-receiver", reason, [ev]))
+    detail = next(iter(sized.values()))[1].detail  # type: ignore[index]
+    cands = [n.rank for n in named]
+    summary = (
+        f"A collective size mismatch (desync): Gloo's size check fired on {ranks_word(receivers)} ({detail}). "
+        "The ranks called the same collective with different tensor sizes, or different collectives, but the check "
+        f"cannot say which side is wrong. Candidates, most likely first: {', '.join(map(str, cands))} "
+        "(the ring all_reduce sender of the oversized message, then the receiver)."
+    )
+    evs = sorted((item[0] for item in sized.values()), key=Ev.order)  # type: ignore[index]
+    v = Verdict("undecided", summary, [], [], "low", None, evs[:12], [DETAIL_HINT])
+    v.named = named
+    return v

@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from rootcause.core.triage.conclude import conclude
+from rootcause.core.triage.flight import Dump, DumpError, compare, parse_dump
 from rootcause.core.triage.kb import link, matches_from_findings
 from rootcause.core.triage.lines import LineStream, Prefilter
 from rootcause.core.triage.model import TriageReport
@@ -48,6 +49,15 @@ class SourceFeed:
         for line_no, raw, context in self._stream.feed(chunk):
             self._acc.line(self._idx, line_no, raw, context)
 
+    def feed_lines(self, buf: bytes, spans: list[tuple[int, int]], size: int) -> None:
+        """Whole lines, with the spans of the lines that hold a keyword (found by the caller's scan); ``size``:
+        the input bytes they stand for (one less when the scanner added the last line's newline)."""
+        for line_no, raw, context in self._stream.feed_lines(buf, spans, size):
+            self._acc.line(self._idx, line_no, raw, context)
+
+    def holds_keyword(self, line: bytes) -> bool:
+        return self._stream.prefilter.holds_keyword(line)
+
     def close(self) -> None:
         if self.closed:
             return
@@ -58,11 +68,25 @@ class SourceFeed:
 
 
 class Triage:
-    """Accumulates any number of inputs, then concludes."""
+    """Accumulates any number of inputs (logs, and Flight Recorder dumps with `add_dump`), then concludes."""
 
     def __init__(self) -> None:
         self._acc = Accumulator()
         self._feeds: list[SourceFeed] = []
+        self._dumps: dict[int, tuple[int, Dump]] = {}  # rank -> (source index, dump)
+
+    @property
+    def has_dumps(self) -> bool:
+        return bool(self._dumps)
+
+    def add_dump(self, name: str, data: bytes, rank: int | None = None) -> None:
+        """One rank's Flight Recorder dump (pickle or JSON); `flight.DumpError` when it is not one."""
+        dump = parse_dump(data, name, rank)
+        if dump.rank in self._dumps:
+            raise DumpError(f"{name}: a second Flight Recorder dump of rank {dump.rank}")
+        idx = self._acc.open_source(name, None)
+        self._acc.close_source(idx, sum(len(ops) for ops in dump.ops.values()), len(data))
+        self._dumps[dump.rank] = (idx, dump)
 
     def open(self, name: str, rank: int | None = None) -> SourceFeed:
         feed = SourceFeed(self._acc, self._acc.open_source(name, rank))
@@ -79,6 +103,9 @@ class Triage:
         for feed in self._feeds:
             feed.close()
         res = resolve(self._acc)
+        if self._dumps:
+            res.flight = compare({r: d for r, (_, d) in self._dumps.items()}, res.world_size)
+            res.flight_src = {r: idx for r, (idx, _) in self._dumps.items()}
         return build_report(res, conclude(res))
 
 

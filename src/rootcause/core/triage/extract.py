@@ -58,6 +58,12 @@ KEYWORDS: tuple[bytes, ...] = (
     b"watchdog got stuck",  # §2.10
     b"watchdog thread terminated",  # §2.5
     b"Some NCCL operations",  # §2.4
+    b"launched up to operation",  # NCCL RAS (ncclras, 2.24+) src/ras/client_support.cc
+    b"not launched any operations",  # NCCL RAS
+    b"Traceback (most recent call last)",  # Python tracebacks: console, stderr.log, error.json's py_callstack
+    b'File "',  # a traceback frame (CPython traceback.py: '  File "{}", line {}, in {}')
+    b'File \\"',  # the same frame inside error.json's JSON string
+    b"distributed_c10d.py:",  # a py-spy dump frame of a collective: "    all_reduce (…/distributed_c10d.py:2501)"
 )
 
 # ---------------------------------------------------------------------------------------------
@@ -125,6 +131,35 @@ class Raised:
     message: str
     category: str  # own | timeout | peer | desync | abort | signal | wrapper
     peer: str | None = None
+
+
+@dataclass(slots=True)
+class RasCount:
+    """NCCL RAS (`ncclras`, NCCL 2.24+, src/ras/client_support.cc) under a communicator's MISMATCH warning:
+    "  %d ranks have launched up to operation %ld" (``rank`` None, ``count`` ranks), or one outlier
+    "  Rank %d has launched up to operation %ld -- GPU …" / "  Rank %d has not launched any operations -- …"
+    (``ops`` 0). The rank is the rank in the communicator."""
+
+    rank: int | None
+    ops: int
+    count: int = 1
+    node: str | None = None
+
+
+@dataclass(slots=True)
+class TraceStart:
+    """'Traceback (most recent call last):' (frames follow, outermost first)."""
+
+
+@dataclass(slots=True)
+class Frame:
+    """One Python stack frame: a traceback's 'File "f", line n, in func', or a py-spy dump's
+    '    func (f:n)' (innermost first, so ``innermost_first``)."""
+
+    file: str
+    line: int
+    func: str
+    innermost_first: bool = False
 
 
 @dataclass(slots=True)
@@ -197,7 +232,10 @@ class BlockField:
 
 
 Fact = (
-    Timeout
+    RasCount
+    | TraceStart
+    | Frame
+    | Timeout
     | PgStatus
     | DumpSignal
     | NcclInit
@@ -348,6 +386,9 @@ _TIMEOUT_WORDS = (
     "Timeout at NCCL work",
 )
 _PEER_WORDS = (
+    # ProcessGroupWrapper (TORCH_DISTRIBUTED_DEBUG=DETAIL): the monitored barrier it runs before each collective
+    # failed because another rank had gone (ProcessGroupWrapper.cpp runCollectiveChecks)
+    "Monitored Barrier encountered error",
     "closed by peer",
     "closed by remote peer",
     "Connection reset by peer",
@@ -481,7 +522,39 @@ def _nccl_warn(msg: str) -> NcclWarn:
     return NcclWarn("other", msg)
 
 
+# CPython's traceback.py: '  File "{filename}", line {lineno}, in {name}'; in error.json (torch.distributed.
+# elastic's @record) the same text sits in a JSON string, quotes escaped as \\".
+_FRAME = re.compile(r'File \\?"(?P<file>[^"\\]{1,400})\\?", line (?P<line>\d{1,9}), in (?P<func>[\w<>.]{1,200})')
+# py-spy dump (src/dump.rs): '    {name} ({short_filename}:{line})', innermost frame first.
+_PYSPY_FRAME = re.compile(r"^\s+(?P<func>[\w<>.]{1,200}) \((?P<file>[^()\s]{1,400}\.py):(?P<line>\d{1,9})\)\s*$")
+
+
+def _frames(text: str, facts: list[Fact]) -> bool:
+    """Traceback starts and frames on this line, in order; True when the line is (only) a stack line."""
+    found = False
+    if "Traceback (most recent call last)" in text:
+        for i, part in enumerate(text.split("Traceback (most recent call last)")):
+            if i:
+                facts.append(TraceStart())
+            for m in _FRAME.finditer(part):
+                facts.append(Frame(m["file"], int(m["line"]), m["func"]))
+        return '"message"' not in text  # error.json: its message is read as well
+    if 'File "' in text or 'File \\"' in text:
+        for m in _FRAME.finditer(text):
+            facts.append(Frame(m["file"], int(m["line"]), m["func"]))
+            found = True
+        return found and '"message"' not in text
+    if "distributed_c10d.py:" in text:
+        m = _PYSPY_FRAME.match(text)
+        if m is not None:
+            facts.append(Frame(m["file"], int(m["line"]), m["func"], True))
+            return True
+    return False
+
+
 def _torch_message(text: str, facts: list[Fact]) -> None:
+    if _frames(text, facts):
+        return
     if "WorkNCCL(" in text and ("timeout" in text or "timed out" in text or "timing out" in text):
         m = _WORK.search(text)
         if m is not None:
@@ -538,7 +611,29 @@ def _torch_message(text: str, facts: list[Fact]) -> None:
     _exception(text, facts)
 
 
+_RAS_GROUP = re.compile(
+    r"^\s*(?P<count>\d+) ranks have (?:launched up to operation (?P<ops>\d+)|not launched any operations)"
+)
+_RAS_RANK = re.compile(
+    r"^\s*Rank (?P<rank>\d+) has (?:launched up to operation (?P<ops>\d+)|not launched any operations)"
+    r"(?: -- GPU .*? on node (?P<node>\S+))?"
+)
+
+
+def _ras(text: str, facts: list[Fact]) -> None:
+    m = _RAS_RANK.search(text)
+    if m is not None:
+        facts.append(RasCount(int(m["rank"]), int(m["ops"] or 0), 1, m["node"]))
+        return
+    g = _RAS_GROUP.search(text)
+    if g is not None:
+        facts.append(RasCount(None, int(g["ops"] or 0), int(g["count"])))
+
+
 def _desync_report(text: str, facts: list[Fact]) -> None:
+    if "launched up to operation" in text or "not launched any operations" in text:
+        _ras(text, facts)
+        return
     if "Timeout at collective" in text:
         m = _DESYNC_AT.search(text)
         if m is not None:

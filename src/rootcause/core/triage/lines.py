@@ -37,6 +37,9 @@ class Prefilter:
             self._db = db
         self._rx = re.compile(b"|".join(re.escape(k) for k in keywords))
 
+    def holds_keyword(self, line: bytes) -> bool:
+        return self._rx.search(line) is not None
+
     def line_spans(self, buf: bytes, lo: int = 0, hi: int | None = None) -> list[tuple[int, int]]:
         """(start, stop) of every line of buf[lo:hi] that holds a keyword, in order, without the newline."""
         hi = len(buf) if hi is None else hi
@@ -105,18 +108,26 @@ class LineStream:
         self._carry = data[cut + 1 :]
         yield from self._lines(data, begin, cut + 1)
 
+    def feed_lines(self, buf: bytes, spans: list[tuple[int, int]], size: int) -> Iterator[tuple[int, str, bytes]]:
+        """Whole lines (buf ends with a newline) whose candidate lines another scanner already found: the
+        main scanner's hyperscan database holds `extract.KEYWORDS` too, so `diagnose` reads the input once."""
+        self.bytes += size
+        yield from self._lines(buf, 0, len(buf), spans)
+
     def finish(self) -> Iterator[tuple[int, str, bytes]]:
         if self._carry:
             carry, self._carry = self._carry + b"\n", b""
             yield from self._lines(carry, 0, len(carry))
 
-    def _lines(self, buf: bytes, lo: int, hi: int) -> Iterator[tuple[int, str, bytes]]:
+    def _lines(
+        self, buf: bytes, lo: int, hi: int, spans: list[tuple[int, int]] | None = None
+    ) -> Iterator[tuple[int, str, bytes]]:
         """Candidate lines of buf[lo:hi] (whole lines): (line number, text, the whole lines in the
         CONTEXT bytes before it)."""
         pos = lo
         line_no = self.lines
         tail = self._tail
-        for start, stop in self.prefilter.line_spans(buf, lo, hi):
+        for start, stop in self.prefilter.line_spans(buf, lo, hi) if spans is None else spans:
             line_no += buf.count(b"\n", pos, start)
             pos = start
             raw = buf[start : min(stop, start + MAX_LINE)]

@@ -96,9 +96,29 @@ class TimelineEvent(BaseModel):
     evidence: str | None = None
 
 
+class NamedRank(BaseModel):
+    """A rank a rule named. ``role``: ``guilty`` (the conclusion's) or ``candidate`` (a suspect of an
+    ``undecided`` conclusion, most likely first). ``rule``: an id of docs/triage.md's rule table.
+    ``evidence_refs``: the lines that made the rule fire."""
+
+    rank: int
+    role: Literal["guilty", "candidate"]
+    rule: str
+    reason: str
+    evidence_refs: list[str] = []
+
+
 class Conclusion(BaseModel):
+    """``guilty_ranks``: who caused it (empty when ``undecided``). ``detected_by``: where it surfaced
+    (ranks that printed an error, a timeout or a mismatch), which is not who caused it.
+    ``candidates``: the ranks to look at, most likely first (the guilty ranks, or an undecided
+    conclusion's suspects). ``named_ranks``: each of them with its rule and evidence."""
+
     kind: ConclusionKind
     guilty_ranks: list[int] = []
+    detected_by: list[int] = []
+    candidates: list[int] = []
+    named_ranks: list[NamedRank] = []
     guilty_hosts: list[str] = []
     confidence: Confidence = "low"
     summary: str

@@ -94,6 +94,12 @@ def triage_markdown(report: TriageReport) -> str:
     facts = [f"confidence: {c.confidence}"]
     if c.guilty_ranks:
         facts.append(f"look first at: rank(s) {_ranks(c.guilty_ranks)}")
+    elif c.candidates:
+        facts.append("candidates, most likely first: " + ", ".join(map(str, c.candidates)))
+    if c.detected_by:
+        facts.append(f"detected by: rank(s) {_ranks(c.detected_by)} (where it surfaced, not who caused it)")
+    for n in c.named_ranks[:8]:
+        facts.append(f"rank {n.rank} ({n.role}, rule `{n.rule}`): {_md_cell(n.reason)} [{', '.join(n.evidence_refs)}]")
     if c.guilty_hosts:
         facts.append("host(s): " + ", ".join(f"`{h}`" for h in c.guilty_hosts))
     if c.collective:
@@ -151,6 +157,16 @@ def triage_rich(report: TriageReport) -> RenderableType:
         if c.guilty_hosts:
             head.append(" on " + ", ".join(c.guilty_hosts), style=style)
         head.append("\n")
+    elif c.candidates:
+        head.append("candidates, most likely first: ", style="dim")
+        head.append(", ".join(map(str, c.candidates)) + "\n", style=f"bold {style}")
+    if c.detected_by:
+        head.append("detected by: ", style="dim")
+        head.append(f"rank(s) {_ranks(c.detected_by)} (where it surfaced, not who caused it)\n")
+    for n in c.named_ranks[:8]:
+        head.append(f"rank {n.rank}", style="bold")
+        head.append(f" [{n.rule}] ", style="dim")
+        head.append(escape(n.reason) + (f" ({', '.join(n.evidence_refs)})" if n.evidence_refs else "") + "\n")
     if c.collective:
         head.append("collective: ", style="dim")
         head.append(c.collective + "\n")

@@ -6,6 +6,7 @@ from rootcause.core.triage.model import (
     Conclusion,
     ErrorInfo,
     Evidence,
+    NamedRank,
     RankReport,
     TimelineEvent,
     TimeoutInfo,
@@ -51,9 +52,22 @@ class _Registry:
 def build_report(res: Resolved, v: Verdict, *, max_evidence: int = MAX_EVIDENCE) -> TriageReport:
     reg = _Registry(res, max_evidence)
     refs = [r for r in (reg.ref(e) for e in v.evidence) if r is not None]
+    named = [
+        NamedRank(
+            rank=n.rank,
+            role=n.role,  # type: ignore[arg-type]
+            rule=n.rule,
+            reason=n.reason,
+            evidence_refs=list(dict.fromkeys(r for r in (reg.ref(e) for e in n.evidence) if r is not None)),
+        )
+        for n in v.named
+    ]
     conclusion = Conclusion(
         kind=v.kind,  # type: ignore[arg-type]
         guilty_ranks=v.guilty,
+        detected_by=v.detected,
+        candidates=list(dict.fromkeys(n.rank for n in v.named)),
+        named_ranks=named,
         guilty_hosts=v.hosts,
         confidence=v.confidence,  # type: ignore[arg-type]
         summary=v.summary,
@@ -149,6 +163,9 @@ def _rank(res: Resolved, r: int, v: Verdict, reg: _Registry) -> RankReport:
 
 def _notes(res: Resolved) -> list[str]:
     notes: list[str] = []
+    if res.flight is not None and res.flight.missing:
+        missing = ", ".join(map(str, res.flight.missing[:32]))
+        notes.append(f"No Flight Recorder dump from rank(s) {missing}: they may have died before the others dumped.")
     if res.acc.dropped_groups:
         notes.append(
             f"{res.acc.dropped_groups} timeline events beyond the first {len(res.acc.groups)} kinds were dropped."

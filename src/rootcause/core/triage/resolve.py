@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from rootcause.core.triage.flight import FlightReport
 from rootcause.core.triage.state import Accumulator, Key, RankAcc
 
 
@@ -15,6 +16,8 @@ class Resolved:
     world_size: int | None
     missing: list[int]
     orphans: list[RankAcc] = field(default_factory=list)
+    flight: FlightReport | None = None
+    flight_src: dict[int, int] = field(default_factory=dict)  # rank -> the source index of its dump
 
     def rank_of(self, key: Key) -> int | None:
         if key[0] == "g":

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from rootcause.core.normalize import parameterise, strip_framing
 from rootcause.core.triage import extract as x
 from rootcause.core.triage.clock import last_time, line_time
+from rootcause.core.triage.stacks import MAX_FRAMES, Stack, is_c10d, stack_of
 
 Key = tuple[object, ...]
 MAX_TEXT = 500
@@ -88,6 +89,8 @@ class RankAcc:
     size_mismatch: tuple[Ev, x.SizeMismatch] | None = None
     ips: list[str] = field(default_factory=list)
     last: Ev | None = None
+    frames: list[tuple[Ev, x.Frame]] = field(default_factory=list)  # the traceback being read
+    stack: tuple[Ev, Stack, list[Ev]] | None = None  # the first stack that shows the rank in a collective
 
     def absorb(self, o: RankAcc) -> None:
         for name in ("host", "local_rank", "gpu", "bus_id", "pid", "exit_code", "signal", "exit_ev", "exit_pid"):
@@ -97,7 +100,7 @@ class RankAcc:
         self.has_log |= o.has_log
         self.root_cause_block |= o.root_cause_block
         self.sources = sorted(set(self.sources) | set(o.sources))[:8]
-        for name in ("first_error", "first_own", "first_cascade", "desync_at", "size_mismatch"):
+        for name in ("first_error", "first_own", "first_cascade", "desync_at", "size_mismatch", "stack"):
             mine, theirs = getattr(self, name), getattr(o, name)
             if theirs is not None and (mine is None or theirs[0].order() < mine[0].order()):
                 setattr(self, name, theirs)
@@ -178,6 +181,7 @@ class Accumulator:
         self.failures: list[FailureRecord] = []
         self.lagging: list[tuple[Ev, x.Lagging]] = []
         self.barriers: list[tuple[Ev, x.BarrierFail]] = []
+        self.ras: list[tuple[Ev, x.RasCount]] = []
         self.groups: dict[str, Group] = {}
         self.dropped_groups = 0
         self._line_timeout = False
@@ -254,7 +258,20 @@ class Accumulator:
 
     def _fact(self, src: int, key: Key, acc: RankAcc, ev: Ev, fact: x.Fact, lf: x.LineFacts) -> None:
         e = _with_kind(ev, type(fact).__name__.lower())
-        if isinstance(fact, x.Timeout):
+        if isinstance(fact, x.TraceStart):
+            acc.frames = []
+        elif isinstance(fact, x.Frame):
+            if fact.innermost_first:  # a py-spy frame line: only the collective's frame reaches us
+                acc.frames = []
+            if len(acc.frames) < MAX_FRAMES:
+                acc.frames.append((_with_kind(ev, "stack"), fact))
+            if acc.stack is None and is_c10d(fact):
+                found = stack_of([f for _, f in acc.frames])
+                if found is not None:
+                    evs = [fe for fe, f in acc.frames if f.line == found.user_line and f.file == found.user_file][-1:]
+                    evs.append(acc.frames[-1][0])
+                    acc.stack = (evs[0], found, evs)
+        elif isinstance(fact, x.Timeout):
             seen = any(t.seq == fact.seq and t.op == fact.op and t.backend == fact.backend for _, t, _ in acc.timeouts)
             if not seen and len(acc.timeouts) < MAX_PER_KIND:
                 acc.timeouts.append((e, fact, None))
@@ -315,6 +332,11 @@ class Accumulator:
             acc.size_mismatch = acc.size_mismatch or (e, fact)
         elif isinstance(fact, x.DesyncAt):
             acc.desync_at = acc.desync_at or (e, fact)
+        elif isinstance(fact, x.RasCount):
+            if len(self.ras) < MAX_GLOBAL:
+                self.ras.append((e, fact))
+            if fact.rank is not None:
+                self._group("ras", f"NCCL RAS: rank {fact.rank} has launched up to operation {fact.ops}", e, key)
         elif isinstance(fact, x.Lagging | x.BarrierFail):
             target = self.lagging if isinstance(fact, x.Lagging) else self.barriers
             if len(target) < MAX_GLOBAL:

@@ -27,7 +27,22 @@ SIZE_CHECKED_OPS = {
 
 
 @dataclass
+class Named:
+    """A rank a rule named: guilty (the verdict's own) or a candidate (undecided, most likely first)."""
+
+    rank: int
+    role: str
+    rule: str
+    reason: str
+    evidence: list[Ev] = field(default_factory=list)
+
+
+@dataclass
 class Verdict:
+    """``guilty``: who caused it. ``detected``: where it surfaced (filled in by `conclude`). ``rule``:
+    the rule (see `rules.RULES`) that named the guilty ranks when ``named`` does not say it per rank.
+    ``candidates``: when undecided, the suspects, most likely first."""
+
     kind: str
     summary: str
     guilty: list[int] = field(default_factory=list)
@@ -37,6 +52,9 @@ class Verdict:
     evidence: list[Ev] = field(default_factory=list)
     suggestions: list[str] = field(default_factory=list)
     statuses: dict[int, str] = field(default_factory=dict)
+    rule: str | None = None
+    named: list[Named] = field(default_factory=list)
+    detected: list[int] = field(default_factory=list)
 
 
 def ranges(ranks: list[int] | set[int]) -> str:
