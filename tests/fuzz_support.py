@@ -7,14 +7,23 @@ clear ``RootcauseError`` (one line, naming where) - never another exception."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
+from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
 from rootcause.core.diagnosis import Diagnosis
 from rootcause.errors import RootcauseError
 
+# bounded in the suite; bench/fuzz_long.py raises it through the environment
+FUZZ = settings(
+    max_examples=int(os.environ.get("ROOTCAUSE_FUZZ_EXAMPLES", "150")),
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 CANON = Path(__file__).resolve().parents[1] / "src" / "rootcause" / "canon"
 SEED_ERROR = (
     "RuntimeError: [Rank 0] NCCL communicator was aborted on rank 2. "

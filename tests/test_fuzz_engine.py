@@ -9,8 +9,8 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from fuzz_support import REAL_LINES, SEED_ERROR, TEXT, check_diagnosis, log_bytes
-from hypothesis import HealthCheck, given, settings
+from fuzz_support import FUZZ, REAL_LINES, SEED_ERROR, TEXT, check_diagnosis, log_bytes
+from hypothesis import given
 from hypothesis import strategies as st
 
 from rootcause.adapters.loading import load_index
@@ -18,7 +18,6 @@ from rootcause.core.diagnosis import Diagnosis, SourceInput, diagnose_sources, d
 from rootcause.core.matching.index import CompiledIndex
 
 SEED_ID = "pytorch/nccl-timeout-allreduce"
-FUZZ = settings(max_examples=150, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @pytest.fixture(scope="module")

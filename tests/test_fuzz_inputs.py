@@ -14,13 +14,14 @@ from typing import Any
 import pytest
 from fuzz_support import (
     DEADENDS_SAMPLE,
+    FUZZ,
     TEXT,
     check_clear_error,
     entry_files,
     mutated_entry,
     mutated_json,
 )
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from rootcause.adapters.canon_files import load_file, parse_entry
@@ -30,7 +31,6 @@ from rootcause.core.model import Entry
 from rootcause.core.render.json_view import entry_to_dict
 from rootcause.errors import CanonError, RootcauseError
 
-FUZZ = settings(max_examples=150, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
 BASES = entry_files()
 TODAY = dt.date(2026, 12, 3)
 SEED_ID = "pytorch/nccl-timeout-allreduce"
