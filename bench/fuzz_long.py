@@ -90,7 +90,7 @@ def time_per_byte(max_mib: int) -> list[dict[str, Any]]:
         for shape, data in shapes(mib << 20, rng).items():
             chunks = [data[i : i + (1 << 20)] for i in range(0, len(data), 1 << 20)]
             best = float("inf")
-            for _ in range(2 if mib <= 16 else 1):
+            for _ in range(3 if mib <= 64 else 1):
                 started = time.perf_counter()
                 d = diagnose_sources([SourceInput("<bench>", chunks)], index)
                 best = min(best, time.perf_counter() - started)
