@@ -242,11 +242,11 @@ def writer(state: State, credentials: Annotated[HTTPAuthorizationCredentials | N
     return record
 
 
-def _rules(state: ServiceState, request: Request, token: TokenRecord) -> list[RateRule]:
+def _rules(state: ServiceState, request: Request | None, token: TokenRecord) -> list[RateRule]:
     if state.settings.rate_limit is None:
         return []
     limit, window = state.settings.rate_limit
-    address = request.client.host if request.client else "unknown"
+    address = request.client.host if request is not None and request.client else "unknown"
     return [RateRule(f"token:{token.id}", limit, window), RateRule(f"address:{address}", limit, window)]
 
 
@@ -326,6 +326,13 @@ async def add_outcome(
     """
     entry = state.entry(f"{domain}/{slug}")
     report = await read_report(request)
+    return await anyio.to_thread.run_sync(lambda: store_report(state, request, token, entry, report, key))
+
+
+def store_report(
+    state: ServiceState, request: Request | None, token: TokenRecord, entry: Entry, report: OutcomeIn, key: str | None
+) -> JSONResponse:
+    """Store a validated report of a checked writer; the answer of the outcome API."""
     items = entry.workarounds if report.kind == "workaround" else entry.dead_ends
     if report.index >= len(items):
         raise RequestValidationError(
@@ -350,12 +357,27 @@ async def add_outcome(
         idempotency_key=key,
         request_hash=None if key is None else _request_hash(entry.id, report),
     )
-    rules = _rules(state, request, token)
-    stored = await anyio.to_thread.run_sync(lambda: state.store.add_outcome(new, rules))
+    stored = state.store.add_outcome(new, _rules(state, request, token))
     headers = {"Location": f"/api/v1/entries/{entry.id}/outcomes"}
     if stored.replayed:
         headers["Idempotent-Replayed"] = "true"
     return JSONResponse(stored.as_dict(), status_code=201, headers=headers)
+
+
+def report_with_credentials(
+    domain: str,
+    slug: str,
+    report: OutcomeIn,
+    request: Request | None,
+    state: ServiceState,
+    credentials: HTTPAuthorizationCredentials | None,
+    key: str | None = None,
+) -> JSONResponse:
+    """The outcome API for an in-process caller (the MCP endpoint): the same token, limit,
+    index and idempotency checks, in the same order."""
+    token = writer(state, credentials)
+    state.store.check_limits(_rules(state, request, token))
+    return store_report(state, request, token, state.entry(f"{domain}/{slug}"), report, key)
 
 
 @router.get("/stats")
