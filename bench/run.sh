@@ -15,3 +15,5 @@ echo "## latency"; $PY bench/latency.py --sizes ${SIZES:-1000 10000 100000} --js
 echo "## cold start"; $PY bench/coldstart.py --json "$OUT/coldstart.json"
 if [ -f bench/triage_bench.py ]; then echo "## triage"; $PY bench/triage_bench.py --json "$OUT/triage.json"; fi
 if [ -f bench/service_bench.py ]; then echo "## service"; $PY bench/service_bench.py; fi
+if [ -f bench/hostile_upload.py ]; then echo "## hostile uploads"; $PY bench/hostile_upload.py --json "$OUT/hostile.json"; fi
+if [ -f bench/fuzz_long.py ]; then echo "## fuzz, long run"; $PY bench/fuzz_long.py --json "$OUT/fuzz.json"; fi

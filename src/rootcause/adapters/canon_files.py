@@ -41,6 +41,8 @@ def _construct_mapping_no_duplicates(loader: _Loader, node: yaml.MappingNode) ->
     seen: set[Any] = set()
     for key_node, _ in node.value:
         key = loader.construct_object(key_node)
+        if not isinstance(key, str | int | float | bool | None):
+            raise yaml.constructor.ConstructorError(None, None, "a key must be a plain value", key_node.start_mark)
         if key in seen:
             raise yaml.constructor.ConstructorError(None, None, f"duplicate key {key!r}", key_node.start_mark)
         seen.add(key)
@@ -108,11 +110,19 @@ def parse_entry(text: str, path: str, *, expected_id: str | None = None) -> Entr
     """Parse and validate one entry file's text. Raises CanonError."""
     try:
         data = yaml.load(text, Loader=_Loader)
+    except yaml.reader.ReaderError as exc:  # a character YAML does not allow
+        line = text.count("\n", 0, exc.position) + 1
+        raise CanonError(path, f"invalid YAML: character {exc.character!r} is not allowed", line=line) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        line = mark.line + 1 if mark is not None else None
+        line = mark.line + 1 if mark is not None else 1
         problem = getattr(exc, "problem", None) or str(exc)
         raise CanonError(path, f"invalid YAML: {problem}", line=line) from None
+    except UnicodeEncodeError as exc:  # a lone surrogate: text that was never UTF-8
+        line = text.count("\n", 0, exc.start) + 1
+        raise CanonError(path, "invalid text: a lone surrogate character", line=line) from None
+    except RecursionError:
+        raise CanonError(path, "invalid YAML: nested too deeply", line=1) from None
     if not isinstance(data, dict):
         raise CanonError(path, "an entry file must hold a mapping", line=1)
     try:

@@ -256,12 +256,12 @@ def _in_process_reporter(state: ServiceState) -> Reporter:
         from fastapi.security import HTTPAuthorizationCredentials
         from pydantic import ValidationError
 
-        from rootcause.adapters.web.api import OutcomeIn, add_outcome
+        from rootcause.adapters.web.api import OutcomeIn, report_with_credentials
 
         domain, _, slug = outcome.entry_id.partition("/")
         request = ctx.request_context.request if ctx is not None else None
         try:
-            response = add_outcome(
+            response = report_with_credentials(
                 domain,
                 slug,
                 OutcomeIn.model_validate(outcome.body()),

@@ -25,6 +25,7 @@ from rootcause.errors import PatternError, UsageError
 PACKAGE_ALIASES = {"pytorch": "torch", "tensorflow-gpu": "tensorflow", "hf-transformers": "transformers"}
 _OS_WORDS = re.compile(r"^(ubuntu|debian|centos|rhel|windows|macos|osx|linux|wsl|alpine|fedora)\b", re.I)
 _SLUG_BAD = re.compile(r"[^a-z0-9]+")
+_COUNT = re.compile(r"[0-9]{1,9}")
 
 
 class ImportFormatError(UsageError):
@@ -35,6 +36,44 @@ class ImportFormatError(UsageError):
 class Imported:
     entry: Entry
     unmapped: list[str] = field(default_factory=list)
+
+
+class _Shape:
+    """Reads a peer's JSON by the shape it must have; any other shape is one clear error
+    naming the field (peer files are hostile input, not trusted structure)."""
+
+    def __init__(self, origin: str) -> None:
+        self.origin = origin
+
+    def _wrong(self, where: str, wanted: str, value: Any) -> ImportFormatError:
+        return ImportFormatError(f"{self.origin}: {where}: expected {wanted}, got {type(value).__name__}")
+
+    def obj(self, value: Any, where: str) -> dict[str, Any]:
+        if value is None or value == "":
+            return {}
+        if not isinstance(value, dict):
+            raise self._wrong(where, "an object", value)
+        return value
+
+    def objs(self, value: Any, where: str) -> list[dict[str, Any]]:
+        return [self.obj(item, f"{where}.{n}") for n, item in enumerate(self.items(value, where))]
+
+    def items(self, value: Any, where: str) -> list[Any]:
+        if value is None or value == "":
+            return []
+        if not isinstance(value, list):
+            raise self._wrong(where, "a list", value)
+        return value
+
+    def text(self, value: Any, where: str) -> str:
+        if value is None:
+            return ""
+        if isinstance(value, bool) or not isinstance(value, str | int | float):
+            raise self._wrong(where, "a string", value)
+        return str(value)
+
+    def texts(self, value: Any, where: str) -> list[str]:
+        return [self.text(item, f"{where}.{n}") for n, item in enumerate(self.items(value, where))]
 
 
 def _slug(text: str) -> str:
@@ -62,7 +101,7 @@ def _resolvable(value: Any) -> bool | str:
     return True if text == "true" else False if text == "false" else "partial"
 
 
-def _patterns(regex: str | None, signature: str, unmapped: list[str]) -> list[dict[str, Any]]:
+def _patterns(regex: str, signature: str, unmapped: list[str]) -> list[dict[str, Any]]:
     if regex:
         try:
             compile_re2(regex)
@@ -98,11 +137,11 @@ def _version_item(
     return {"requirement": f"{pkg}{req.specifier}"}
 
 
-def _common_lists(data: dict[str, Any], unmapped: list[str]) -> dict[str, Any]:
+def _common_lists(data: dict[str, Any], unmapped: list[str], shape: _Shape) -> dict[str, Any]:
     workarounds = []
-    for n, w in enumerate(data.get("workarounds") or []):
-        action = (w.get("action") or "").strip()
-        how = (w.get("how") or "").strip() or action
+    for n, w in enumerate(shape.objs(data.get("workarounds"), "workarounds")):
+        action = shape.text(w.get("action"), f"workarounds.{n}.action").strip()
+        how = shape.text(w.get("how"), f"workarounds.{n}.how").strip() or action
         rate = _rate(w.get("success_rate"), f"workarounds.{n}.success_rate", unmapped)
         if not action or rate is None:
             unmapped.append(f"workarounds.{n}: empty action or no success rate; dropped")
@@ -115,13 +154,13 @@ def _common_lists(data: dict[str, Any], unmapped: list[str]) -> dict[str, Any]:
                 "success_rate": rate,
                 "condition": w.get("condition") or None,
                 "condition_zh": w.get("condition_zh") or None,
-                "sources": [str(s) for s in w.get("sources") or []],
+                "sources": shape.texts(w.get("sources"), f"workarounds.{n}.sources"),
             }
         )
     dead_ends = []
-    for n, d in enumerate(data.get("dead_ends") or []):
-        action = (d.get("action") or "").strip()
-        why = (d.get("why_fails") or "").strip()
+    for n, d in enumerate(shape.objs(data.get("dead_ends"), "dead_ends")):
+        action = shape.text(d.get("action"), f"dead_ends.{n}.action").strip()
+        why = shape.text(d.get("why_fails"), f"dead_ends.{n}.why_fails").strip()
         rate = _rate(d.get("fail_rate"), f"dead_ends.{n}.fail_rate", unmapped)
         if not action or not why or rate is None:
             unmapped.append(f"dead_ends.{n}: empty action or reason, or no fail rate; dropped")
@@ -133,7 +172,7 @@ def _common_lists(data: dict[str, Any], unmapped: list[str]) -> dict[str, Any]:
                 "why_fails_zh": d.get("why_fails_zh") or None,
                 "fail_rate": rate,
                 "condition": d.get("condition") or None,
-                "sources": [str(s) for s in d.get("sources") or []],
+                "sources": shape.texts(d.get("sources"), f"dead_ends.{n}.sources"),
             }
         )
     return {"workarounds": workarounds, "dead_ends": dead_ends}
@@ -151,15 +190,19 @@ def _validate(fields: dict[str, Any], origin: str, unmapped: list[str]) -> Impor
 
 def from_errorcanon(data: dict[str, Any], origin: str, today: dt.date) -> Imported:
     """An errorcanon-style index.json object (rootcause's own JSON is a superset)."""
+    shape = _Shape(origin)
     for key in ("id", "signature", "domain", "root_cause"):
         if not data.get(key):
             raise ImportFormatError(f"{origin}: {key}: missing; not an errorcanon-style entry")
+        shape.text(data[key], key)
     unmapped: list[str] = []
-    hardware: list[str] = list(data.get("hardware") or [])
-    os_notes: dict[str, str] = {str(k): str(v) for k, v in (data.get("os_specific") or {}).items()}
+    hardware: list[str] = shape.texts(data.get("hardware"), "hardware")
+    os_notes = {
+        str(k): shape.text(v, f"os_specific.{k}") for k, v in shape.obj(data.get("os_specific"), "os_specific").items()
+    }
     versions = []
-    for v in data.get("versions") or []:
-        item = _version_item(str(v.get("version", "")), unmapped, hardware, os_notes)
+    for n, v in enumerate(shape.objs(data.get("versions"), "versions")):
+        item = _version_item(shape.text(v.get("version"), f"versions.{n}.version"), unmapped, hardware, os_notes)
         if item is not None:
             item["status"] = (
                 v.get("status") if v.get("status") in ("active", "fixed", "deprecated", "removed") else "active"
@@ -171,7 +214,9 @@ def from_errorcanon(data: dict[str, Any], origin: str, today: dt.date) -> Import
                 item["notes"] = str(v["behavior_change"])
             versions.append(item)
     domain, _, slug = str(data["id"]).partition("/")
-    patterns = data.get("patterns") or _patterns(data.get("regex"), data["signature"], unmapped)
+    patterns = data.get("patterns") or _patterns(
+        shape.text(data.get("regex"), "regex"), str(data["signature"]), unmapped
+    )
     fields = {
         "id": f"{_slug(domain)}/{_slug(slug)}",
         "modified": data.get("modified") or today.isoformat(),
@@ -188,7 +233,7 @@ def from_errorcanon(data: dict[str, Any], origin: str, today: dt.date) -> Import
         "fix_rate": _rate(data.get("fix_rate"), "fix_rate", unmapped),
         "confidence": _rate(data.get("confidence"), "confidence", unmapped),
         "evidence": {"count": int(data["evidence"]), "basis": "estimate"}
-        if str(data.get("evidence", "")).isdigit()
+        if _COUNT.fullmatch(str(data.get("evidence", "")))
         else None,
         "versions": versions,
         "hardware": hardware,
@@ -201,25 +246,27 @@ def from_errorcanon(data: dict[str, Any], origin: str, today: dt.date) -> Import
         else data.get("official_docs"),
         "examples": data.get("examples") or [{"text": data["signature"], "source": {"kind": "import", "ref": origin}}],
         "sources": data.get("sources") or [{"kind": "import", "ref": origin, "note": "errorcanon-style index.json"}],
-        **_common_lists(data, unmapped),
+        **_common_lists(data, unmapped, shape),
     }
     return _validate(fields, origin, unmapped)
 
 
 def from_deadends(data: dict[str, Any], origin: str, today: dt.date) -> Imported:
     """A deadends.dev canon JSON object."""
+    shape = _Shape(origin)
     error = data.get("error")
     if not isinstance(error, dict) or not error.get("signature") or not data.get("id"):
         raise ImportFormatError(f"{origin}: error.signature: missing; not a deadends.dev canon")
+    signature = shape.text(error["signature"], "error.signature")
     unmapped: list[str] = []
-    parts = str(data["id"]).split("/")
+    parts = shape.text(data["id"], "id").split("/")
     domain = _slug(parts[0])
     slug = _slug("-".join(parts[1:]))
-    verdict = data.get("verdict") or {}
-    env = data.get("environment") or {}
+    verdict = shape.obj(data.get("verdict"), "verdict")
+    env = shape.obj(data.get("environment"), "environment")
     versions: list[dict[str, Any]] = []
     os_notes: dict[str, str] = {}
-    runtime = env.get("runtime") or {}
+    runtime = shape.obj(env.get("runtime"), "environment.runtime")
     if runtime.get("name"):
         name = PACKAGE_ALIASES.get(str(runtime["name"]).lower(), str(runtime["name"]).lower())
         spec = str(runtime.get("version_range") or "")
@@ -234,28 +281,29 @@ def from_deadends(data: dict[str, Any], origin: str, today: dt.date) -> Imported
             unmapped.append(f"environment.python: {env['python']!r} is not a specifier; dropped")
     if env.get("os"):
         os_notes[str(env["os"])] = "reported environment"
-    graph = data.get("transition_graph") or {}
+    graph = shape.obj(data.get("transition_graph"), "transition_graph")
     related: list[dict[str, str]] = []
     for key, kind in (
         ("leads_to", "leads-to"),
         ("preceded_by", "caused-by"),
         ("frequently_confused_with", "confused-with"),
     ):
-        for item in graph.get(key) or []:
-            target = item if isinstance(item, str) else (item.get("error_id") or item.get("id") or "")
+        for item in shape.items(graph.get(key), f"transition_graph.{key}"):
+            link = {} if isinstance(item, str) else shape.obj(item, f"transition_graph.{key}")
+            target = item if isinstance(item, str) else (link.get("error_id") or link.get("id") or "")
             target_parts = str(target).split("/")
             if len(target_parts) >= 2:
                 related.append({"id": f"{_slug(target_parts[0])}/{_slug('-'.join(target_parts[1:]))}", "type": kind})
             else:
                 unmapped.append(f"transition_graph.{key}: {target!r} is not an id; dropped")
-    meta = data.get("metadata") or {}
+    meta = shape.obj(data.get("metadata"), "metadata")
     review = str(meta.get("review_status", ""))
     verification = "community" if review in ("human_reviewed", "community", "reviewed") else "ai_generated"
     fields = {
         "id": f"{domain}/{slug}",
         "modified": today.isoformat(),
-        "signature": error["signature"],
-        "patterns": _patterns(error.get("regex"), error["signature"], unmapped),
+        "signature": signature,
+        "patterns": _patterns(shape.text(error.get("regex"), "error.regex"), signature, unmapped),
         "domain": domain,
         "category": error.get("category") or "runtime_error",
         "verification": verification,
@@ -269,12 +317,12 @@ def from_deadends(data: dict[str, Any], origin: str, today: dt.date) -> Imported
         else None,
         "versions": versions,
         "os_specific": os_notes,
-        "root_cause": verdict.get("summary") or error["signature"],
+        "root_cause": verdict.get("summary") or signature,
         "related": related,
-        "examples": [{"text": error["signature"], "source": {"kind": "import", "ref": str(data.get("url") or origin)}}],
+        "examples": [{"text": signature, "source": {"kind": "import", "ref": str(data.get("url") or origin)}}],
         "sources": [{"kind": "import", "ref": str(data.get("url") or origin), "note": "deadends.dev canon"}],
         "extra": {k: v for k, v in meta.items() if isinstance(v, str | int | float | bool)},
-        **_common_lists(data, unmapped),
+        **_common_lists(data, unmapped, shape),
     }
     if not verdict.get("summary"):
         unmapped.append("verdict.summary: missing; the signature stands in as the root cause")

@@ -28,7 +28,6 @@ from rootcause.core.render import entry_to_dict
 from rootcause.core.stats import recompute_all
 from rootcause.errors import AuthError, UsageError
 
-router = APIRouter(prefix="/api/v1")
 State = Annotated[ServiceState, Depends(get_state)]
 bearer = HTTPBearer(auto_error=False, description="a write token from `rootcause token create NAME`")
 
@@ -39,14 +38,36 @@ PackageName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9.
 VersionText = Annotated[str, StringConstraints(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9.+!_-]*$")]
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
-ERROR_SCHEMA: dict[str, Any] = {
-    "description": "an error (every error has this shape)",
-    "content": {
-        "application/json": {
-            "example": {"error": {"status": 404, "code": "not_found", "message": "…", "details": None}}
-        }
-    },
+
+class ErrorDetail(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    status: int = Field(description="the HTTP status, again")
+    code: str = Field(description="a stable name: not_found, unauthorized, invalid_request, rate_limited, …")
+    message: str = Field(description="one line for a person")
+    details: Any = Field(default=None, description="for invalid_request: a list of {loc, msg, type}")
+
+
+class ErrorOut(BaseModel):
+    """Every error has this shape."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={"example": {"error": {"status": 404, "code": "not_found", "message": "…", "details": None}}},
+    )
+    error: ErrorDetail
+
+
+def _error(description: str) -> dict[str, Any]:
+    return {"model": ErrorOut, "description": description}
+
+
+ERROR_SCHEMA = _error("an error (every error has this shape)")
+COMMON_ERRORS: dict[int | str, dict[str, Any]] = {
+    422: _error("a parameter or the body fails validation"),
+    500: _error("a bug; logged, never shown"),
+    503: _error("the database cannot be reached"),
 }
+router = APIRouter(prefix="/api/v1", responses=COMMON_ERRORS)
 
 
 class OutcomeIn(BaseModel):
@@ -107,12 +128,16 @@ def _summary(e: Entry) -> dict[str, Any]:
 @router.post(
     "/diagnose",
     response_model=Diagnosis,
-    responses={400: ERROR_SCHEMA, 413: ERROR_SCHEMA, 422: ERROR_SCHEMA},
+    responses={
+        400: _error("nothing to diagnose (a blank text, no file), a malformed body, or an env that does not parse"),
+        413: _error("the body is larger than ROOTCAUSE_MAX_UPLOAD_BYTES"),
+    },
     openapi_extra={
         "requestBody": {
+            "required": True,
             "description": "the error text or log; streamed, at most ROOTCAUSE_MAX_UPLOAD_BYTES",
             "content": {
-                "text/plain": {"schema": {"type": "string"}},
+                "text/plain": {"schema": {"type": "string", "minLength": 1}},
                 "application/json": {
                     "schema": {
                         "type": "object",
@@ -217,11 +242,11 @@ def writer(state: State, credentials: Annotated[HTTPAuthorizationCredentials | N
     return record
 
 
-def _rules(state: ServiceState, request: Request, token: TokenRecord) -> list[RateRule]:
+def _rules(state: ServiceState, request: Request | None, token: TokenRecord) -> list[RateRule]:
     if state.settings.rate_limit is None:
         return []
     limit, window = state.settings.rate_limit
-    address = request.client.host if request.client else "unknown"
+    address = request.client.host if request is not None and request.client else "unknown"
     return [RateRule(f"token:{token.id}", limit, window), RateRule(f"address:{address}", limit, window)]
 
 
@@ -301,6 +326,13 @@ async def add_outcome(
     """
     entry = state.entry(f"{domain}/{slug}")
     report = await read_report(request)
+    return await anyio.to_thread.run_sync(lambda: store_report(state, request, token, entry, report, key))
+
+
+def store_report(
+    state: ServiceState, request: Request | None, token: TokenRecord, entry: Entry, report: OutcomeIn, key: str | None
+) -> JSONResponse:
+    """Store a validated report of a checked writer; the answer of the outcome API."""
     items = entry.workarounds if report.kind == "workaround" else entry.dead_ends
     if report.index >= len(items):
         raise RequestValidationError(
@@ -325,12 +357,27 @@ async def add_outcome(
         idempotency_key=key,
         request_hash=None if key is None else _request_hash(entry.id, report),
     )
-    rules = _rules(state, request, token)
-    stored = await anyio.to_thread.run_sync(lambda: state.store.add_outcome(new, rules))
+    stored = state.store.add_outcome(new, _rules(state, request, token))
     headers = {"Location": f"/api/v1/entries/{entry.id}/outcomes"}
     if stored.replayed:
         headers["Idempotent-Replayed"] = "true"
     return JSONResponse(stored.as_dict(), status_code=201, headers=headers)
+
+
+def report_with_credentials(
+    domain: str,
+    slug: str,
+    report: OutcomeIn,
+    request: Request | None,
+    state: ServiceState,
+    credentials: HTTPAuthorizationCredentials | None,
+    key: str | None = None,
+) -> JSONResponse:
+    """The outcome API for an in-process caller (the MCP endpoint): the same token, limit,
+    index and idempotency checks, in the same order."""
+    token = writer(state, credentials)
+    state.store.check_limits(_rules(state, request, token))
+    return store_report(state, request, token, state.entry(f"{domain}/{slug}"), report, key)
 
 
 @router.get("/stats")

@@ -106,7 +106,7 @@ class _Multipart:
     def __init__(self, boundary: bytes, cap: int) -> None:
         self.out: list[Msg] = []
         self._cap = cap
-        self._headers: dict[str, str] = {}
+        self._headers: dict[str, bytes] = {}  # raw: names may be UTF-8, which latin-1 parsing keeps
         self._field = b""
         self._value = b""
         self._name = ""
@@ -137,11 +137,11 @@ class _Multipart:
         self._value += data[start:end]
 
     def _header_end(self) -> None:
-        self._headers[self._field.decode("latin-1").lower()] = self._value.decode("utf-8", "replace")
+        self._headers[self._field.decode("latin-1").lower()] = self._value
         self._field, self._value = b"", b""
 
     def _headers_finished(self) -> None:
-        _, options = parse_options_header(self._headers.get("content-disposition", ""))
+        _, options = parse_options_header(self._headers.get("content-disposition", b""))
         self._name = options.get(b"name", b"").decode("utf-8", "replace")
         filename = options.get(b"filename")
         self._filename = None if filename is None else filename.decode("utf-8", "replace")
