@@ -116,7 +116,13 @@ def lint(paths: tuple[Path, ...], output: str, canon: tuple[str, ...]) -> None:
                 problems.append(LintFinding(str(file), code_for_field(exc.field, str(exc)), str(exc)))
                 continue
             loaded[entry.id] = (entry, str(file))
-    problems += lint_entries(loaded.values(), known_env=known_env_vars())
+    from rootcause.adapters.reproducers import load_reproducer, reproducers_root
+
+    found = {
+        entry.id: [load_reproducer(entry.id, ref.folder, reproducers_root(path)) for ref in entry.reproducers]
+        for entry, path in loaded.values()
+    }
+    problems += lint_entries(loaded.values(), known_env=known_env_vars(), reproducers=found)
     errors = [p for p in problems if p.severity == "error"]
     if output == "json":
         print(
