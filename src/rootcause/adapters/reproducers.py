@@ -42,12 +42,15 @@ from rootcause.core.reproducers import (
     Outcome,
     Record,
     Reproducer,
+    ReproducerView,
     RunRecord,
     Spec,
     Variant,
     judge_failing,
     judge_variant,
     output_diff,
+    reproducer_view,
+    shown_command,
     verdict,
 )
 
@@ -58,7 +61,6 @@ BASE_ENV = {
     "PYTHONHASHSEED": "0",
     "PYTHONDONTWRITEBYTECODE": "1",
     "HF_HUB_DISABLE_TELEMETRY": "1",
-    "TOKENIZERS_PARALLELISM": "false",
 }
 
 
@@ -101,6 +103,28 @@ def load_reproducer(entry_id: str, folder: str, root: Path) -> Reproducer:
     expected = base / EXPECTED_FILE
     text = expected.read_text(encoding="utf-8", errors="replace") if expected.is_file() else None
     return Reproducer(entry_id, folder, spec, record, expected_output=text, files=files)
+
+
+def reproducer_views(entry: Entry, canon_roots: Sequence[Path]) -> list[ReproducerView]:
+    """The "Reproduce it" views of an entry; a later canon folder's reproducers override earlier ones."""
+    out = []
+    for ref in entry.reproducers:
+        found = None
+        for canon in canon_roots:
+            base = canon.parent / "reproducers"
+            if (base / ref.folder / SPEC_FILE).is_file():
+                found = base
+        if found is None:
+            continue
+        rep = load_reproducer(entry.id, ref.folder, found)
+        code = None
+        if rep.spec is not None and rep.spec.program:
+            program = found / ref.folder / rep.spec.program
+            code = program.read_text(encoding="utf-8", errors="replace") if program.is_file() else None
+        view = reproducer_view(rep, code)
+        if view is not None:
+            out.append(view)
+    return out
 
 
 def reproducers_of(loaded: LoadedEntry) -> list[Reproducer]:
@@ -205,21 +229,12 @@ def command_line(spec: Spec, variant: Variant | None, port: int) -> list[str]:
             "-m",
             "torch.distributed.run",
             f"--nproc-per-node={spec.nproc_per_node}",
+            "--master-addr=127.0.0.1",
             f"--master-port={port}",
             str(program),
             *args,
         ]
     return [sys.executable, str(program), *args]
-
-
-def shown_command(spec: Spec, variant: Variant | None) -> str:
-    """The command as a person would type it in the folder."""
-    argv = command_line(spec, variant, 29500)
-    if spec.launcher is Launcher.SHELL:
-        return argv[2]
-    if spec.launcher is Launcher.TORCHRUN:
-        return " ".join(["torchrun", *[a for a in argv[3:] if not a.startswith("--master-port")]])
-    return " ".join(["python", *argv[1:]])
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:

@@ -263,3 +263,56 @@ def verdict(outcomes: list[Outcome], passed: list[bool]) -> Verdict:
     if any(o in (Outcome.SKIPPED_GPU, Outcome.ENVIRONMENT_MISSING) for o in outcomes):
         return "skip"
     return "pass" if passed and all(passed) else "fail"
+
+
+def shown_command(spec: Spec, variant: Variant | None = None) -> str:
+    """The command as a person types it in the reproducer's folder."""
+    if spec.launcher is Launcher.SHELL:
+        return (variant.command if variant and variant.command else None) or spec.command or ""
+    program = (variant.program if variant and variant.program else None) or spec.program or ""
+    args = variant.args if variant and variant.args is not None else spec.args
+    head = ["python"] if spec.launcher is Launcher.PYTHON else ["torchrun", f"--nproc-per-node={spec.nproc_per_node}"]
+    return " ".join([*head, program, *args])
+
+
+@dataclass(frozen=True)
+class ReproducerView:
+    """What an entry page shows under "Reproduce it"."""
+
+    folder: str
+    what: str
+    device: str
+    requires: tuple[str, ...]
+    command: str
+    variants: tuple[tuple[str, str], ...]  # (label, command)
+    program: str | None
+    code: str | None
+    verified: str | None
+    where: str | None
+    versions: tuple[tuple[str, str], ...]
+
+
+MAX_CODE = 6000
+
+
+def reproducer_view(rep: Reproducer, code: str | None) -> ReproducerView | None:
+    if rep.spec is None:
+        return None
+    spec = rep.spec
+    record = rep.record if rep.record is not None and rep.record.passed else None
+    if code is not None and len(code) > MAX_CODE:
+        code = code[:MAX_CODE] + "\n# …"
+    return ReproducerView(
+        folder=rep.folder,
+        what=spec.what,
+        device=spec.device.value,
+        requires=tuple(spec.requires),
+        command=shown_command(spec),
+        variants=tuple((v.label, shown_command(spec, v)) for v in spec.fixed),
+        program=spec.program,
+        code=code,
+        verified=record.verified.isoformat() if record else None,
+        where=record.where if record else None,
+        versions=tuple(sorted((record.versions if record else {}).items()))
+        + ((("python", record.python),) if record else ()),
+    )

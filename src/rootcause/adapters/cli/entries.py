@@ -52,14 +52,17 @@ def show(entry_id: str, fmt: str, lang: str, canon: tuple[str, ...]) -> None:
     """Show one entry as text, Markdown, JSON or HTML, in English or Chinese."""
     from rich.console import Console
 
+    from rootcause.adapters.canon_files import canon_dirs
+    from rootcause.adapters.reproducers import reproducer_views
     from rootcause.core.render import render_document
     from rootcause.core.render.text import render_text
 
     entry = _entry(entry_id, list(canon))
+    views = reproducer_views(entry, canon_dirs(list(canon)))
     if fmt == "text":
-        Console(soft_wrap=True).print(render_text(entry, lang))
+        Console(soft_wrap=True).print(render_text(entry, lang, views))
     else:
-        sys.stdout.write(render_document(entry, fmt, lang))
+        sys.stdout.write(render_document(entry, fmt, lang, views))
 
 
 @click.command()
