@@ -213,3 +213,18 @@ def test_shipped_reproducer_is_valid_and_its_expected_output_is_matched_first(in
         assert rep.expected_output is not None
         findings = diagnose_text(rep.expected_output, index).findings
         assert findings and findings[0].id == entry_id, [f.id for f in findings]
+
+
+def test_show_has_a_reproduce_it_section_only_for_entries_with_reproducers() -> None:
+    md = run_cli("show", ENTRY, "-f", "md")
+    assert md.returncode == 0, md.stderr
+    section = md.stdout.split("## Reproduce it", 1)[1]
+    assert "`python repro.py`" in section and "workaround 0: `python repro.py workaround-0`" in section
+    assert "**Last verified:** 20" in section and "torch 2." in section
+    assert "torch.nn.Linear(in_features, 5)" in section  # the program itself
+    html = run_cli("show", ENTRY, "-f", "html").stdout
+    assert 'id="h-reproduce"' in html and "reproducers/pytorch/tensor-matmul-shape-mismatch/" in html
+    assert json.loads(run_cli("show", ENTRY, "-f", "json").stdout)["reproduce"][0]["command"] == "python repro.py"
+    assert "Reproduce it" in run_cli("show", ENTRY).stdout
+    seed = run_cli("show", "pytorch/nccl-timeout-allreduce", "-f", "md").stdout
+    assert "Reproduce it" not in seed

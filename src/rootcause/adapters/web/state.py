@@ -8,7 +8,9 @@ from typing import Any
 
 from fastapi import Request
 
+from rootcause.adapters.canon_files import canon_dirs
 from rootcause.adapters.loading import load_entries, load_index
+from rootcause.adapters.reproducers import reproducer_views
 from rootcause.adapters.store import Store, canon_fingerprint, open_store
 from rootcause.adapters.web.settings import Settings
 from rootcause.core.matching.index import CompiledIndex
@@ -92,7 +94,8 @@ class ServiceState:
         with _cache_lock:
             text = self._documents.get(key)
         if text is None:
-            text = render_document(recompute(entry, tally).entry, fmt, lang)  # type: ignore[arg-type]
+            views = reproducer_views(entry, canon_dirs(self.settings.canon))
+            text = render_document(recompute(entry, tally).entry, fmt, lang, views)  # type: ignore[arg-type]
             with _cache_lock:
                 if len(self._documents) >= DOCUMENT_CACHE:
                     self._documents.pop(next(iter(self._documents)))
