@@ -228,3 +228,51 @@ def test_show_has_a_reproduce_it_section_only_for_entries_with_reproducers() -> 
     assert "Reproduce it" in run_cli("show", ENTRY).stdout
     seed = run_cli("show", "pytorch/nccl-timeout-allreduce", "-f", "md").stdout
     assert "Reproduce it" not in seed
+
+
+def test_record_stores_reproducer_runs_apart_from_field_reports(tmp_path: Path) -> None:
+    from rootcause.adapters.reproducers import reproducer_views
+    from rootcause.adapters.store import open_store
+
+    spec = {**BASE_SPEC, "fixed": [{"workaround": 0, "args": ["workaround-0"]}, {"dead_end": 0, "args": ["broken-fix"]}]}
+    canon = make_canon(tmp_path, spec)
+    url = f"sqlite:///{tmp_path / 'rc.db'}"
+    for _ in range(2):
+        result = run_cli("verify", ENTRY, "--canon", str(canon), "--record", "--database-url", url)
+        assert result.returncode == 0 and "stored 2 outcome reports (source: reproducer)" in result.stderr
+    store = open_store(url)
+    try:
+        runs = store.tally(ENTRY, source="reproducer")
+        assert runs.workarounds[0].worked == 2 and runs.dead_ends[0].failed == 2
+        assert store.tally(ENTRY).reports == 0  # field rates never include reproducer runs
+        exported = list(store.iter_outcomes(ENTRY))
+        assert {o.source for o in exported} == {"reproducer"} and exported[0].versions == {}
+    finally:
+        store.close()
+    entry = next(item.entry for item in load_canon([str(canon)]) if item.entry.id == ENTRY)
+    view = reproducer_views(entry, [builtin_canon_dir(), canon], runs)[0]
+    assert view.variants[0][2] == "measured on reproducer, 2 runs: 2 fixed"
+    assert view.variants[1][2] == "measured on reproducer, 2 runs: 2 still failed"
+
+
+def test_an_older_database_gains_the_source_column(tmp_path: Path) -> None:
+    import sqlite3
+
+    from rootcause.adapters.store import open_store
+
+    db = tmp_path / "old.db"
+    con = sqlite3.connect(db)
+    con.execute(
+        "CREATE TABLE rc_outcomes (id INTEGER PRIMARY KEY, uid VARCHAR(32) NOT NULL UNIQUE, entry_id VARCHAR(200) NOT NULL,"
+        " kind VARCHAR(16) NOT NULL, item_index INTEGER NOT NULL, action TEXT NOT NULL, result VARCHAR(16) NOT NULL,"
+        " versions TEXT NOT NULL, note TEXT, token_id INTEGER NOT NULL, created_at DATETIME NOT NULL)"
+    )
+    con.execute("INSERT INTO rc_outcomes VALUES (1, 'u1', 'a/b', 'workaround', 0, 'x', 'worked', '{}', NULL, 1, '2026-01-01 00:00:00')")
+    con.commit()
+    con.close()
+    store = open_store(f"sqlite:///{db}")
+    try:
+        assert store.tally("a/b").workarounds[0].worked == 1
+        assert store.tally("a/b", source="reproducer").reports == 0
+    finally:
+        store.close()

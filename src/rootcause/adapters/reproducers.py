@@ -53,6 +53,7 @@ from rootcause.core.reproducers import (
     shown_command,
     verdict,
 )
+from rootcause.core.stats import Tally
 
 MAX_OUTPUT = 4 * 1024 * 1024
 BASE_ENV = {
@@ -105,7 +106,7 @@ def load_reproducer(entry_id: str, folder: str, root: Path) -> Reproducer:
     return Reproducer(entry_id, folder, spec, record, expected_output=text, files=files)
 
 
-def reproducer_views(entry: Entry, canon_roots: Sequence[Path]) -> list[ReproducerView]:
+def reproducer_views(entry: Entry, canon_roots: Sequence[Path], runs: Tally | None = None) -> list[ReproducerView]:
     """The "Reproduce it" views of an entry; a later canon folder's reproducers override earlier ones."""
     out = []
     for ref in entry.reproducers:
@@ -121,7 +122,7 @@ def reproducer_views(entry: Entry, canon_roots: Sequence[Path]) -> list[Reproduc
         if rep.spec is not None and rep.spec.program:
             program = found / ref.folder / rep.spec.program
             code = program.read_text(encoding="utf-8", errors="replace") if program.is_file() else None
-        view = reproducer_view(rep, code)
+        view = reproducer_view(rep, code, runs)
         if view is not None:
             out.append(view)
     return out
@@ -369,3 +370,73 @@ def write_record(result: ReproducerResult, loaded: LoadedEntry, where: str, toda
     write_atomic(base / RECORD_FILE, header + yaml.safe_dump(data, sort_keys=False, allow_unicode=True))
     write_atomic(base / EXPECTED_FILE, result.runs[0].output)
     return base / RECORD_FILE
+
+
+REPRODUCER_REPORTER = "reproducer"
+
+
+def outcome_of(run: Run) -> str | None:
+    """A variant run as an outcome report's result; None for runs that say nothing about the fix."""
+    if run.variant is None or run.outcome not in (Outcome.FIXED, Outcome.NOT_FIXED):
+        return None
+    return "worked" if run.outcome is Outcome.FIXED else "failed"
+
+
+def record_outcomes(results: Sequence[ReproducerResult], database_url: str | None, where: str) -> int:
+    """Store every fixed-variant run as an outcome report with source: reproducer.
+
+    They are counted apart from field reports (docs/statistics.md): rates from people's
+    reports never include them, and pages show them as "measured on reproducer, N runs".
+    """
+    from rootcause.adapters.store import open_store
+    from rootcause.adapters.store.base import NewOutcome
+    from rootcause.adapters.store.tokens import new_token
+
+    store = open_store(database_url)
+    try:
+        token = next((tok for tok in store.list_tokens() if tok.name == REPRODUCER_REPORTER), None)
+        if token is None:
+            token = store.create_token(REPRODUCER_REPORTER, new_token()[1])  # the token itself is never shown
+        n = 0
+        for result in results:
+            for run in result.runs:
+                verdict_word = outcome_of(run)
+                if verdict_word is None or run.variant is None:
+                    continue
+                entry = run.entry
+                kind = "workaround" if run.variant.workaround is not None else "dead_end"
+                index = run.variant.workaround if run.variant.workaround is not None else run.variant.dead_end
+                assert index is not None
+                items = entry.workarounds if kind == "workaround" else entry.dead_ends
+                action = items[index].action if index < len(items) else run.label
+                new = NewOutcome(
+                    entry_id=entry.id,
+                    kind=kind,  # type: ignore[arg-type]
+                    index=index,
+                    action=action,
+                    result=verdict_word,  # type: ignore[arg-type]
+                    token_id=token.id,
+                    versions=versions_of(run.spec),
+                    note=f"rootcause verify: {run.folder} {run.label}, {where}",
+                    source="reproducer",
+                )
+                store.add_outcome(new, rules=[])
+                n += 1
+        return n
+    finally:
+        store.close()
+
+
+def reproducer_runs(entry_id: str, database_url: str | None) -> Tally | None:
+    """The reproducer runs stored for an entry, or None when the database cannot be read."""
+    from rootcause.adapters.store import open_store
+    from rootcause.errors import StoreError
+
+    try:
+        store = open_store(database_url)
+    except StoreError:
+        return None
+    try:
+        return store.tally(entry_id, source="reproducer")
+    finally:
+        store.close()

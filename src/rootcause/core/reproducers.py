@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from rootcause.core.diagnosis import diagnose_text
 from rootcause.core.matching.index import CompiledIndex
 from rootcause.core.model import Entry
+from rootcause.core.stats import Tally
 
 SPEC_FILE = "reproducer.yaml"
 RECORD_FILE = "record.yaml"
@@ -284,7 +285,7 @@ class ReproducerView:
     device: str
     requires: tuple[str, ...]
     command: str
-    variants: tuple[tuple[str, str], ...]  # (label, command)
+    variants: tuple[tuple[str, str, str | None], ...]  # (label, command, runs measured on the reproducer)
     program: str | None
     code: str | None
     verified: str | None
@@ -295,7 +296,22 @@ class ReproducerView:
 MAX_CODE = 6000
 
 
-def reproducer_view(rep: Reproducer, code: str | None) -> ReproducerView | None:
+def measured_on_reproducer(variant: Variant, runs: Tally | None) -> str | None:
+    """"measured on reproducer, N runs: …" for one variant, from stored reproducer runs (never field reports)."""
+    if runs is None:
+        return None
+    if variant.workaround is not None:
+        c = runs.workarounds.get(variant.workaround)
+        what = "fixed" if c is None else f"{c.worked} fixed"
+    else:
+        c = runs.dead_ends.get(variant.dead_end or 0)
+        what = "still failed" if c is None else f"{c.failed} still failed"
+    if c is None or c.reports == 0:
+        return None
+    return f"measured on reproducer, {c.reports} run{'s' if c.reports != 1 else ''}: {what}"
+
+
+def reproducer_view(rep: Reproducer, code: str | None, runs: Tally | None = None) -> ReproducerView | None:
     if rep.spec is None:
         return None
     spec = rep.spec
@@ -308,7 +324,7 @@ def reproducer_view(rep: Reproducer, code: str | None) -> ReproducerView | None:
         device=spec.device.value,
         requires=tuple(spec.requires),
         command=shown_command(spec),
-        variants=tuple((v.label, shown_command(spec, v)) for v in spec.fixed),
+        variants=tuple((v.label, shown_command(spec, v), measured_on_reproducer(v, runs)) for v in spec.fixed),
         program=spec.program,
         code=code,
         verified=record.verified.isoformat() if record else None,

@@ -22,6 +22,15 @@ import click
     is_flag=True,
     help="Write record.yaml and expected.log of each passing reproducer (maintainers).",
 )
+@click.option(
+    "--record",
+    "to_store",
+    is_flag=True,
+    help="Store each fixed-variant run as an outcome report, source: reproducer (counted apart from field reports).",
+)
+@click.option(
+    "--database-url", metavar="URL", help="Where --record stores runs (default: $ROOTCAUSE_DATABASE_URL or SQLite)."
+)
 @click.option("--save-output", type=click.Path(file_okay=False, path_type=Path), help="Write every run's output here.")
 @click.option("--canon", multiple=True, metavar="PATH", help="Extra canon folder (repeatable); also $ROOTCAUSE_CANON.")
 def verify(
@@ -31,6 +40,8 @@ def verify(
     cpu_only: bool,
     strict: bool,
     update_records: bool,
+    to_store: bool,
+    database_url: str | None,
     save_output: Path | None,
     canon: tuple[str, ...],
 ) -> None:
@@ -79,6 +90,12 @@ def verify(
         for result in results:
             if result.verdict == "pass":
                 write_record(result, by_id[result.entry_id], where, today)
+
+    if to_store:
+        from rootcause.adapters.reproducers import record_outcomes
+
+        stored = record_outcomes(results, database_url, where)
+        print(f"stored {stored} outcome reports (source: reproducer)", file=sys.stderr)
 
     failed = [
         r for r in results if r.verdict == "fail" or (strict and r.skipped and r.skipped.value == "environment-missing")

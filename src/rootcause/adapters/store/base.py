@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Literal, Protocol
 
 from rootcause.core.model import Entry
 from rootcause.core.stats import Kind, Result, Tally
@@ -28,6 +28,10 @@ class RateRule:
     window_s: int
 
 
+OutcomeSource = Literal["field", "reproducer"]
+SOURCES: tuple[OutcomeSource, ...] = ("field", "reproducer")
+
+
 @dataclass(frozen=True)
 class NewOutcome:
     entry_id: str
@@ -38,6 +42,7 @@ class NewOutcome:
     token_id: int
     versions: dict[str, str] = field(default_factory=dict)
     note: str | None = None
+    source: OutcomeSource = "field"
 
 
 @dataclass(frozen=True)
@@ -52,6 +57,7 @@ class StoredOutcome:
     note: str | None
     reporter: str
     created_at: dt.datetime  # UTC, naive
+    source: OutcomeSource = "field"
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -65,6 +71,7 @@ class StoredOutcome:
             "note": self.note,
             "reporter": self.reporter,
             "created_at": self.created_at.replace(tzinfo=dt.UTC).isoformat(),
+            "source": self.source,
         }
 
 
@@ -95,8 +102,8 @@ class Store(Protocol):
     def add_outcome(
         self, new: NewOutcome, rules: Sequence[RateRule], now: dt.datetime | None = None
     ) -> StoredOutcome: ...
-    def tally(self, entry_id: str) -> Tally: ...
-    def tallies(self) -> dict[str, Tally]: ...
+    def tally(self, entry_id: str, source: OutcomeSource = "field") -> Tally: ...
+    def tallies(self, source: OutcomeSource = "field") -> dict[str, Tally]: ...
     def outcome_count(self) -> int: ...
     def recent_outcomes(self, entry_id: str, limit: int = 20) -> list[StoredOutcome]: ...
     def iter_outcomes(self, entry_id: str | None = None) -> Iterator[StoredOutcome]: ...

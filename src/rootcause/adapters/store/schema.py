@@ -71,6 +71,8 @@ outcomes = Table(
     Column("note", Text),
     Column("token_id", _Id, ForeignKey("rc_tokens.id"), nullable=False),
     Column("created_at", DateTime, nullable=False),  # UTC
+    # field: a person's report; reproducer: a `rootcause verify --record` run. Never pooled.
+    Column("source", String(16), nullable=False, server_default="field"),
 )
 Index("rc_outcomes_entry", outcomes.c.entry_id, outcomes.c.created_at)
 

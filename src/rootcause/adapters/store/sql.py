@@ -10,12 +10,12 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, cast
 
-from sqlalchemy import Connection, Engine, case, delete, func, or_, select, update
+from sqlalchemy import Connection, Engine, case, delete, func, inspect, or_, select, update
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.sql.elements import ColumnElement
 
 from rootcause.adapters.store import schema as t
-from rootcause.adapters.store.base import NewOutcome, RateRule, StoredOutcome, TokenRecord
+from rootcause.adapters.store.base import NewOutcome, OutcomeSource, RateRule, StoredOutcome, TokenRecord
 from rootcause.adapters.store.terms import index_terms, is_prefix_term, rank
 from rootcause.core.model import Entry
 from rootcause.core.stats import Kind, Result, Tally
@@ -69,6 +69,11 @@ class SqlStore:
         with self._write() as conn:
             self._lock(conn, "schema")
             t.metadata.create_all(conn)
+            columns = {c["name"] for c in inspect(conn).get_columns(t.outcomes.name)}
+            if "source" not in columns:  # a database from before reproducer runs were stored
+                conn.exec_driver_sql(
+                    f"ALTER TABLE {t.outcomes.name} ADD COLUMN source VARCHAR(16) NOT NULL DEFAULT 'field'"
+                )
             self._put_meta(conn, "schema_version", t.SCHEMA_VERSION)
 
     def ping(self) -> None:
@@ -219,6 +224,7 @@ class SqlStore:
                     note=new.note,
                     token_id=new.token_id,
                     created_at=now,
+                    source=new.source,
                 )
             )
             reporter = conn.execute(select(t.tokens.c.name).where(t.tokens.c.id == new.token_id)).scalar_one()
@@ -233,9 +239,10 @@ class SqlStore:
             new.note,
             reporter,
             now,
+            new.source,
         )
 
-    def _tally_rows(self, entry_id: str | None) -> list[Any]:
+    def _tally_rows(self, entry_id: str | None, source: OutcomeSource) -> list[Any]:
         o = t.outcomes
         stmt = select(
             o.c.entry_id,
@@ -247,6 +254,7 @@ class SqlStore:
             func.min(o.c.created_at),
             func.max(o.c.created_at),
         ).group_by(o.c.entry_id, o.c.kind, o.c.item_index, o.c.result, o.c.token_id)
+        stmt = stmt.where(o.c.source == source)
         if entry_id is not None:
             stmt = stmt.where(o.c.entry_id == entry_id)
         with self._read() as conn:
@@ -265,15 +273,16 @@ class SqlStore:
             reporter=str(token_id),
         )
 
-    def tally(self, entry_id: str) -> Tally:
+    def tally(self, entry_id: str, source: OutcomeSource = "field") -> Tally:
+        """Reports of one source only: field reports and reproducer runs are never pooled."""
         out = Tally()
-        for row in self._tally_rows(entry_id):
+        for row in self._tally_rows(entry_id, source):
             self._fold(out, row)
         return out
 
-    def tallies(self) -> dict[str, Tally]:
+    def tallies(self, source: OutcomeSource = "field") -> dict[str, Tally]:
         out: dict[str, Tally] = {}
-        for row in self._tally_rows(None):
+        for row in self._tally_rows(None, source):
             self._fold(out.setdefault(row[0], Tally()), row)
         return out
 
@@ -295,11 +304,12 @@ class SqlStore:
             o.c.note,
             t.tokens.c.name,
             o.c.created_at,
+            o.c.source,
         ).join(t.tokens, t.tokens.c.id == o.c.token_id)
 
     @staticmethod
     def _outcome(row: Any) -> StoredOutcome:
-        _, uid, entry_id, kind, index, action, result, versions, note, reporter, created = row
+        _, uid, entry_id, kind, index, action, result, versions, note, reporter, created, source = row
         return StoredOutcome(
             uid,
             entry_id,
@@ -311,6 +321,7 @@ class SqlStore:
             note,
             reporter,
             created,
+            source,
         )
 
     def recent_outcomes(self, entry_id: str, limit: int = 20) -> list[StoredOutcome]:

@@ -77,8 +77,8 @@ def render_markdown(entry: Entry, lang: Lang = "en", reproducers: Sequence[Repro
             lines += ["", f"**{_md_inline(r.what)}** ({r.device})", ""]
             lines.append(f"- **{label('folder', lang)}:** `reproducers/{r.folder}/`")
             lines.append(f"- **{label('command', lang)}:** `{_md_inline(r.command)}`")
-            for name, command in r.variants:
-                lines.append(f"- {name}: `{_md_inline(command)}`")
+            for name, command, measured in r.variants:
+                lines.append(f"- {name}: `{_md_inline(command)}`" + (f" ({measured})" if measured else ""))
             if r.verified:
                 versions = ", ".join(f"{k} {v}" for k, v in r.versions)
                 where = _md_inline(r.where or "")

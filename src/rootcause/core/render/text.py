@@ -83,9 +83,9 @@ def render_text(entry: Entry, lang: Lang = "en", reproducers: Sequence[Reproduce
         lines.append(f"{r.what} ({r.device})\n", style="bold")
         lines.append(f"{label('folder', lang)}: reproducers/{r.folder}/\n", style="dim")
         lines.append(f"$ {r.command}\n", style="yellow")
-        for name, command in r.variants:
+        for name, command, measured in r.variants:
             lines.append(f"  {name}: ", style="dim")
-            lines.append(f"$ {command}\n", style="green")
+            lines.append(f"$ {command}" + (f"  ({measured})" if measured else "") + "\n", style="green")
         if r.verified:
             versions = ", ".join(f"{k} {v}" for k, v in r.versions)
             lines.append(f"{label('last_verified', lang)}: {r.verified}, {r.where}; {versions}")
