@@ -177,7 +177,8 @@ def missing_environment(spec: Spec) -> list[str]:
                 out.append(f"{r} (installed {have})")
             except md.PackageNotFoundError:
                 out.append(f"{r} (not installed)")
-    out += [f"{t} (not on PATH)" for t in spec.tools if shutil.which(t) is None]
+    path = os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")  # as the runs see it
+    out += [f"{t} (not on PATH)" for t in spec.tools if shutil.which(t, path=path) is None]
     return out
 
 
