@@ -9,9 +9,13 @@ from transformers import BertConfig
 
 TINY = dict(vocab_size=99, hidden_size=32, num_hidden_layers=1, num_attention_heads=2, intermediate_size=37, max_position_embeddings=64)
 
+import torch
 from transformers import BertForSequenceClassification
 
 BertForSequenceClassification(BertConfig(**TINY, num_labels=2)).save_pretrained("ckpt")
-kwargs = {"ignore_mismatched_sizes": True} if mode == "workaround-0" else {}
-model = BertForSequenceClassification.from_pretrained("ckpt", num_labels=5, **kwargs)
+if mode == "workaround-1":
+    model = BertForSequenceClassification.from_pretrained("ckpt")  # the checkpoint's own config
+    model.classifier = torch.nn.Linear(model.config.hidden_size, 5)  # then the new head
+else:
+    model = BertForSequenceClassification.from_pretrained("ckpt", num_labels=5)
 print(model.classifier)

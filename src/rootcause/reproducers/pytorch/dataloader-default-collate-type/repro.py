@@ -10,7 +10,7 @@ mode = sys.argv[1] if len(sys.argv) > 1 else "failing"
 torch.manual_seed(0)
 from torch.utils.data import DataLoader, default_collate
 
-samples = [torch.tensor(1.0), None, torch.tensor(3.0)]
+samples = [None, torch.tensor(1.0), torch.tensor(3.0)]
 
 
 def drop_none(batch):

@@ -15,8 +15,6 @@ from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
 dist.init_process_group("gloo", timeout=timedelta(seconds=10))
 model = torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.Linear(4, 4))
 model[0].requires_grad_(False)
-if mode == "dead-end-0":
-    model.requires_grad_(True)
 fsdp = FSDP(model, device_id=torch.device("cpu"), use_orig_params=mode == "workaround-0")
 fsdp(torch.randn(2, 4)).sum().backward()
 print("ok", flush=True)

@@ -15,4 +15,4 @@ if mode == "workaround-0" and os.path.getsize("ckpt.pt") == 0:
 if mode == "dead-end-0":
     print(torch.load("ckpt.pt", map_location="cpu", weights_only=False))
 else:
-    print(torch.load("ckpt.pt"))
+    print(torch.load("ckpt.pt", weights_only=False))  # the plain pickle reader says "Ran out of input"

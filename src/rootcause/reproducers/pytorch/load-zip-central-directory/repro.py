@@ -11,7 +11,7 @@ mode = sys.argv[1] if len(sys.argv) > 1 else "failing"
 torch.manual_seed(0)
 import shutil
 
-torch.save(torch.nn.Linear(64, 64).state_dict(), "good.pt")
+torch.save(torch.nn.Linear(512, 512).state_dict(), "good.pt")
 shutil.copy("good.pt", "ckpt.pt")
 with open("ckpt.pt", "r+b") as f:
     f.truncate(os.path.getsize("ckpt.pt") // 2)
