@@ -13,7 +13,7 @@ torch.manual_seed(0)
 import torch.utils.checkpoint as cp
 from torch.nn.parallel import DistributedDataParallel as DDP
 
-dist.init_process_group("gloo", timeout=timedelta(seconds=10))
+dist.init_process_group("gloo", timeout=timedelta(seconds=30))
 rank = dist.get_rank()
 
 

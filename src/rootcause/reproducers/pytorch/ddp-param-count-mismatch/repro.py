@@ -12,7 +12,7 @@ mode = sys.argv[1] if len(sys.argv) > 1 else "failing"
 torch.manual_seed(0)
 from torch.nn.parallel import DistributedDataParallel as DDP
 
-dist.init_process_group("gloo", timeout=timedelta(seconds=10))
+dist.init_process_group("gloo", timeout=timedelta(seconds=30))
 rank = dist.get_rank()
 depth = 1 if mode == "workaround-0" else 1 + rank
 model = torch.nn.Sequential(*[torch.nn.Linear(4, 4, bias=False) for _ in range(depth)])

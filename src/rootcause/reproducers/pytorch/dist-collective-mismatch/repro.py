@@ -10,7 +10,7 @@ import torch.distributed as dist
 
 mode = sys.argv[1] if len(sys.argv) > 1 else "failing"
 torch.manual_seed(0)
-dist.init_process_group("gloo", timeout=timedelta(seconds=5))
+dist.init_process_group("gloo", timeout=timedelta(seconds=30))
 rank = dist.get_rank()
 t = torch.ones(4)
 if rank == 0 or mode == "workaround-0":

@@ -13,7 +13,7 @@ torch.manual_seed(0)
 from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
 from torch.distributed.fsdp import MixedPrecision
 
-dist.init_process_group("gloo", timeout=timedelta(seconds=10))
+dist.init_process_group("gloo", timeout=timedelta(seconds=30))
 model = torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.Linear(4, 4).to(torch.bfloat16))
 kwargs = {}
 if mode == "workaround-0":

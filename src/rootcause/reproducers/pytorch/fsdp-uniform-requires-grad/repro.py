@@ -12,7 +12,7 @@ mode = sys.argv[1] if len(sys.argv) > 1 else "failing"
 torch.manual_seed(0)
 from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
 
-dist.init_process_group("gloo", timeout=timedelta(seconds=10))
+dist.init_process_group("gloo", timeout=timedelta(seconds=30))
 model = torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.Linear(4, 4))
 model[0].requires_grad_(False)
 fsdp = FSDP(model, device_id=torch.device("cpu"), use_orig_params=mode == "workaround-0")
