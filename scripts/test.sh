@@ -23,8 +23,11 @@ fi
 # The project and its test dependencies (torch==2.13.0 is the CPU build on this disk).
 if [ ! -x .venv/bin/python ]; then python3 -m venv .venv; fi
 .venv/bin/python -m pip install -q --upgrade pip >/dev/null
-.venv/bin/python -m pip install -q -e '.[test]'
+.venv/bin/python -m pip install -q -e '.[test,reproduce]'
 
 .venv/bin/ruff check src tests bench
 .venv/bin/rootcause lint
+# Every CPU reproducer, in parallel: the failing program must still be diagnosed as its entry
+# and each fix must still fix it (a changed wording fails here with the diff). docs/reproducers.md
+.venv/bin/rootcause verify --cpu-only --strict
 exec .venv/bin/python -m pytest "$@"

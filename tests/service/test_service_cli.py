@@ -83,6 +83,7 @@ def test_index_rebuild_and_outcomes_export(env: dict[str, str], tmp_path: Path) 
         "versions": {"torch": "2.3.1"},
         "note": '<b>ok</b> "q"',
         "reporter": "alice",
+        "source": "field",
     }
     code, out, _ = invoke(["outcomes", "export", "--entry", "cuda/other"], env)
     assert code == 0 and [json.loads(line)["entry_id"] for line in out.splitlines()] == ["cuda/other"]

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rootcause.adapters.reproducers import reproducer_views
 from rootcause.adapters.store.terms import index_terms
 from rootcause.core.model import Entry
 from rootcause.core.render import render_document
@@ -80,6 +81,7 @@ def build_site(
     *,
     base_url: str = "",
     tallies: Mapping[str, Tally] | None = None,
+    canon_roots: Sequence[Path] = (),
 ) -> BuildReport:
     """Write every page in every format; with ``tallies``, rates are measured ones."""
     if tallies:
@@ -98,8 +100,9 @@ def build_site(
         )
     w.write("search/index.html", render_search("", [], root="../", server=False))
     for e in entries:
+        views = reproducer_views(e, canon_roots) if canon_roots else []
         for name, fmt, lang in ENTRY_FILES:
-            w.write(f"errors/{e.id}/{name}", render_document(e, fmt, lang))  # type: ignore[arg-type]
+            w.write(f"errors/{e.id}/{name}", render_document(e, fmt, lang, views))  # type: ignore[arg-type]
     data = search_index_data(entries)
     w.write("search-index.json", json.dumps(data, ensure_ascii=False, separators=(",", ":")))
     script = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/")

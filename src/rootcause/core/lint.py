@@ -6,7 +6,7 @@ Codes are stable and documented in docs/lint.md. Severity "error" fails the run.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 from packaging.requirements import Requirement
@@ -17,6 +17,7 @@ from rootcause.core.matching.lexical import LexicalIndex
 from rootcause.core.matching.patterns import compile_re2
 from rootcause.core.model import Basis, Entry, RelationType, SourceKind, Verification, has_bounds
 from rootcause.core.normalize import parameterise
+from rootcause.core.reproducers import Reproducer, check_reproducers
 from rootcause.errors import PatternError
 
 CHECKS: dict[str, tuple[str, str]] = {
@@ -46,6 +47,8 @@ CHECKS: dict[str, tuple[str, str]] = {
     "RC701": ("error", "a related link to an id that does not exist"),
     "RC702": ("error", "an empty dead end or workaround action"),
     "RC801": ("error", "verification claims more than the evidence shows"),
+    "RC802": ("error", "reproduced without a reproducer whose committed record passed"),
+    "RC803": ("error", "a reproducer folder is missing, or its spec or record is invalid"),
 }
 
 HARDWARE_OR_OS = re.compile(
@@ -313,7 +316,9 @@ def lint_entries(
     known_env: set[str],
     index: CompiledIndex | None = None,
     read_cited: CitedReader | None = None,
+    reproducers: Mapping[str, list[Reproducer]] | None = None,
 ) -> list[LintFinding]:
+    """Lint parsed entries. ``reproducers`` (entry id -> what the adapter found) turns on RC802/RC803."""
     entries = {e.id: (e, path) for e, path in loaded}
     ids = set(entries)
     out: list[LintFinding] = []
@@ -322,6 +327,9 @@ def lint_entries(
         out += check_bounds(entry, path)
         if read_cited is not None:
             out += check_cited_fixtures(entry, path, read_cited)
+        if reproducers is not None:
+            found = reproducers.get(entry.id, [])
+            out += [LintFinding(path, code, msg) for code, msg in check_reproducers(entry, found)]
     if index is None:
         try:
             index = CompiledIndex([e for e, _ in entries.values()])

@@ -238,6 +238,12 @@ class Related(_Strict):
     note: str | None = None
 
 
+class ReproducerRef(_Strict):
+    """A reproducer folder, relative to the ``reproducers`` folder beside the canon (docs/reproducers.md)."""
+
+    folder: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]*(?:/[a-z0-9][a-z0-9_-]*){1,2}$")
+
+
 class Entry(_Strict):
     schema_version: int = SCHEMA_VERSION
     id: str
@@ -277,6 +283,7 @@ class Entry(_Strict):
     dead_ends: list[DeadEnd] = Field(default_factory=list)
     related: list[Related] = Field(default_factory=list)
     examples: list[Example] = Field(default_factory=list)
+    reproducers: list[ReproducerRef] = Field(default_factory=list)
     sources: list[Source] = Field(default_factory=list)
     extra: dict[str, Any] = Field(
         default_factory=dict, description="open object for one-off data (OSV database_specific)"

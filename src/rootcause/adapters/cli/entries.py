@@ -75,14 +75,17 @@ def show(entry_id: str, fmt: str, lang: str, canon: tuple[str, ...]) -> None:
     """Show one entry as text, Markdown, JSON or HTML, in English or Chinese."""
     from rich.console import Console
 
+    from rootcause.adapters.canon_files import canon_dirs
+    from rootcause.adapters.reproducers import reproducer_views
     from rootcause.core.render import render_document
     from rootcause.core.render.text import render_text
 
     entry = _entry(entry_id, list(canon))
+    views = reproducer_views(entry, canon_dirs(list(canon)))
     if fmt == "text":
-        Console(soft_wrap=True).print(render_text(entry, lang))
+        Console(soft_wrap=True).print(render_text(entry, lang, views))
     else:
-        sys.stdout.write(render_document(entry, fmt, lang))
+        sys.stdout.write(render_document(entry, fmt, lang, views))
 
 
 @click.command()
@@ -139,7 +142,15 @@ def lint(paths: tuple[Path, ...], output: str, canon: tuple[str, ...]) -> None:
                 problems.append(LintFinding(str(file), code_for_field(exc.field, str(exc)), str(exc)))
                 continue
             loaded[entry.id] = (entry, str(file))
-    problems += lint_entries(loaded.values(), known_env=known_env_vars(), read_cited=cited_fixture_reader(roots))
+    from rootcause.adapters.reproducers import load_reproducer, reproducers_root
+
+    found = {
+        entry.id: [load_reproducer(entry.id, ref.folder, reproducers_root(path)) for ref in entry.reproducers]
+        for entry, path in loaded.values()
+    }
+    problems += lint_entries(
+        loaded.values(), known_env=known_env_vars(), reproducers=found, read_cited=cited_fixture_reader(roots)
+    )
     errors = [p for p in problems if p.severity == "error"]
     if output == "json":
         print(

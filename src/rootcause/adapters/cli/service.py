@@ -230,7 +230,9 @@ def build_site(out_dir: Path, base_url: str, measured: bool, database_url: str |
             tallies = store.tallies()
         finally:
             store.close()
-    report = build(out_dir, entries, base_url=base_url, tallies=tallies)
+    from rootcause.adapters.canon_files import canon_dirs
+
+    report = build(out_dir, entries, base_url=base_url, tallies=tallies, canon_roots=canon_dirs(list(canon)))
     click.echo(
         f"wrote {report.files} files ({report.bytes / 1e6:.1f} MB) for {report.entries} entries to {out_dir}", err=True
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Literal, Protocol
 
 from rootcause.core.model import Entry
 from rootcause.core.stats import Kind, Result, Tally
@@ -28,6 +28,10 @@ class RateRule:
     window_s: int
 
 
+OutcomeSource = Literal["field", "reproducer"]
+SOURCES: tuple[OutcomeSource, ...] = ("field", "reproducer")
+
+
 @dataclass(frozen=True)
 class NewOutcome:
     entry_id: str
@@ -40,6 +44,7 @@ class NewOutcome:
     note: str | None = None
     idempotency_key: str | None = None  # a retry with this key returns the stored report
     request_hash: str | None = None  # what the key was first used for
+    source: OutcomeSource = "field"
 
 
 @dataclass(frozen=True)
@@ -55,6 +60,7 @@ class StoredOutcome:
     reporter: str
     created_at: dt.datetime  # UTC, naive
     replayed: bool = False  # an earlier request with the same idempotency key stored it
+    source: OutcomeSource = "field"
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -68,6 +74,7 @@ class StoredOutcome:
             "note": self.note,
             "reporter": self.reporter,
             "created_at": self.created_at.replace(tzinfo=dt.UTC).isoformat(),
+            "source": self.source,
         }
 
 
@@ -99,8 +106,8 @@ class Store(Protocol):
         self, new: NewOutcome, rules: Sequence[RateRule], now: dt.datetime | None = None
     ) -> StoredOutcome: ...
     def check_limits(self, rules: Sequence[RateRule], now: dt.datetime | None = None) -> None: ...
-    def tally(self, entry_id: str) -> Tally: ...
-    def tallies(self) -> dict[str, Tally]: ...
+    def tally(self, entry_id: str, source: OutcomeSource = "field") -> Tally: ...
+    def tallies(self, source: OutcomeSource = "field") -> dict[str, Tally]: ...
     def outcome_count(self) -> int: ...
     def recent_outcomes(self, entry_id: str, limit: int = 20) -> list[StoredOutcome]: ...
     def iter_outcomes(self, entry_id: str | None = None) -> Iterator[StoredOutcome]: ...

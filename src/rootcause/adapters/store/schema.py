@@ -73,11 +73,19 @@ outcomes = Table(
     Column("created_at", DateTime, nullable=False),  # UTC
     Column("idempotency_key", String(255)),  # the client's Idempotency-Key, unique per token
     Column("request_hash", String(64)),  # sha256 of the report it keyed
+    # field: a person's report; reproducer: a `rootcause verify --record` run. Never pooled.
+    Column("source", String(16), nullable=False, server_default="field"),
 )
 Index("rc_outcomes_entry", outcomes.c.entry_id, outcomes.c.created_at)
 outcomes_idempotency = Index("rc_outcomes_idempotency", outcomes.c.token_id, outcomes.c.idempotency_key, unique=True)
 # columns added after version 1, with the DDL type each gets on an existing database
-ADDED_COLUMNS = {"rc_outcomes": {"idempotency_key": "VARCHAR(255)", "request_hash": "VARCHAR(64)"}}
+ADDED_COLUMNS = {
+    "rc_outcomes": {
+        "idempotency_key": "VARCHAR(255)",
+        "request_hash": "VARCHAR(64)",
+        "source": "VARCHAR(16) NOT NULL DEFAULT 'field'",  # before reproducer runs were stored
+    }
+}
 
 rate_counters = Table(
     "rc_rate_counters",

@@ -16,7 +16,7 @@ from sqlalchemy import exc as sa_exc
 from sqlalchemy.sql.elements import ColumnElement
 
 from rootcause.adapters.store import schema as t
-from rootcause.adapters.store.base import NewOutcome, RateRule, StoredOutcome, TokenRecord
+from rootcause.adapters.store.base import NewOutcome, OutcomeSource, RateRule, StoredOutcome, TokenRecord
 from rootcause.adapters.store.terms import index_terms, is_prefix_term, rank
 from rootcause.core.model import Entry
 from rootcause.core.stats import Kind, Result, Tally
@@ -76,7 +76,7 @@ class SqlStore:
     @staticmethod
     def _migrate(conn: Connection) -> None:
         """Bring a database made by an older version up to date: add the columns it lacks
-        (nullable, so old rows stay valid) and their indexes. Runs under the schema lock."""
+        (nullable or defaulted, so old rows stay valid) and their indexes. Runs under the schema lock."""
         inspector = inspect(conn)
         for table, columns in t.ADDED_COLUMNS.items():
             present = {c["name"] for c in inspector.get_columns(table)}
@@ -292,6 +292,7 @@ class SqlStore:
                     created_at=now,
                     idempotency_key=new.idempotency_key,
                     request_hash=new.request_hash,
+                    source=new.source,
                 )
             )
             reporter = conn.execute(select(t.tokens.c.name).where(t.tokens.c.id == new.token_id)).scalar_one()
@@ -306,9 +307,10 @@ class SqlStore:
             new.note,
             reporter,
             now,
+            new.source,
         )
 
-    def _tally_rows(self, entry_id: str | None) -> list[Any]:
+    def _tally_rows(self, entry_id: str | None, source: OutcomeSource) -> list[Any]:
         o = t.outcomes
         stmt = select(
             o.c.entry_id,
@@ -320,6 +322,7 @@ class SqlStore:
             func.min(o.c.created_at),
             func.max(o.c.created_at),
         ).group_by(o.c.entry_id, o.c.kind, o.c.item_index, o.c.result, o.c.token_id)
+        stmt = stmt.where(o.c.source == source)
         if entry_id is not None:
             stmt = stmt.where(o.c.entry_id == entry_id)
         with self._read() as conn:
@@ -338,15 +341,16 @@ class SqlStore:
             reporter=str(token_id),
         )
 
-    def tally(self, entry_id: str) -> Tally:
+    def tally(self, entry_id: str, source: OutcomeSource = "field") -> Tally:
+        """Reports of one source only: field reports and reproducer runs are never pooled."""
         out = Tally()
-        for row in self._tally_rows(entry_id):
+        for row in self._tally_rows(entry_id, source):
             self._fold(out, row)
         return out
 
-    def tallies(self) -> dict[str, Tally]:
+    def tallies(self, source: OutcomeSource = "field") -> dict[str, Tally]:
         out: dict[str, Tally] = {}
-        for row in self._tally_rows(None):
+        for row in self._tally_rows(None, source):
             self._fold(out.setdefault(row[0], Tally()), row)
         return out
 
@@ -368,11 +372,12 @@ class SqlStore:
             o.c.note,
             t.tokens.c.name,
             o.c.created_at,
+            o.c.source,
         ).join(t.tokens, t.tokens.c.id == o.c.token_id)
 
     @staticmethod
     def _outcome(row: Any) -> StoredOutcome:
-        _, uid, entry_id, kind, index, action, result, versions, note, reporter, created = row
+        _, uid, entry_id, kind, index, action, result, versions, note, reporter, created, source = row
         return StoredOutcome(
             uid,
             entry_id,
@@ -384,6 +389,7 @@ class SqlStore:
             note,
             reporter,
             created,
+            source,
         )
 
     def recent_outcomes(self, entry_id: str, limit: int = 20) -> list[StoredOutcome]:

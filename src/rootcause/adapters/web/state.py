@@ -8,7 +8,9 @@ from typing import Any
 
 from fastapi import Request
 
+from rootcause.adapters.canon_files import canon_dirs
 from rootcause.adapters.loading import load_entries, load_index
+from rootcause.adapters.reproducers import reproducer_views
 from rootcause.adapters.store import Store, canon_fingerprint, open_store
 from rootcause.adapters.web.settings import Settings
 from rootcause.core.matching.index import CompiledIndex
@@ -88,11 +90,13 @@ class ServiceState:
         of its reports (the tally is read on every request, so every process stays current)."""
         entry = self.entry(entry_id)
         tally = self.store.tally(entry_id)
-        key = (entry_id, fmt, lang, _tally_key(tally))
+        runs = self.store.tally(entry_id, source="reproducer")  # shown apart, never pooled with the field
+        key = (entry_id, fmt, lang, _tally_key(tally), _tally_key(runs))
         with _cache_lock:
             text = self._documents.get(key)
         if text is None:
-            text = render_document(recompute(entry, tally).entry, fmt, lang)  # type: ignore[arg-type]
+            views = reproducer_views(entry, canon_dirs(self.settings.canon), runs if runs.reports else None)
+            text = render_document(recompute(entry, tally).entry, fmt, lang, views)  # type: ignore[arg-type]
             with _cache_lock:
                 if len(self._documents) >= DOCUMENT_CACHE:
                     self._documents.pop(next(iter(self._documents)))

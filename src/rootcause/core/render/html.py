@@ -6,6 +6,8 @@ Every piece of entry text goes through Jinja's autoescaping. Rates carry a
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import asdict
 from functools import cache
 from typing import Any
 
@@ -21,6 +23,7 @@ from rootcause.core.render.labels import (
     percent,
     pick,
 )
+from rootcause.core.reproducers import ReproducerView
 
 DASH = "—"
 
@@ -109,7 +112,9 @@ def _generations(entry: Entry, lang: Lang) -> list[dict[str, Any]]:
     ]
 
 
-def entry_context(entry: Entry, lang: Lang = "en", root: str = "../../../") -> dict[str, Any]:
+def entry_context(
+    entry: Entry, lang: Lang = "en", root: str = "../../../", reproducers: Sequence[ReproducerView] = ()
+) -> dict[str, Any]:
     """Everything the entry page shows, as plain data (also handy for other views)."""
     other: Lang = "en" if lang == "zh" else "zh"
     if lang == "en":
@@ -184,9 +189,12 @@ def entry_context(entry: Entry, lang: Lang = "en", root: str = "../../../") -> d
         "related": [{"id": r.id, "type": r.type.value, "href": entry_href(r.id, root, lang)} for r in entry.related],
         "examples": [{"text": ex.text, "source": f"{ex.source.kind.value}: {ex.source.ref}"} for ex in entry.examples],
         "sources": [f"{s.kind.value}: {s.ref}" + (f" — {s.note}" if s.note else "") for s in entry.sources],
+        "reproducers": [asdict(r) for r in reproducers],
     }
 
 
-def render_html(entry: Entry, lang: Lang = "en", root: str = "../../../") -> str:
+def render_html(
+    entry: Entry, lang: Lang = "en", root: str = "../../../", reproducers: Sequence[ReproducerView] = ()
+) -> str:
     """A standalone page; ``root`` is the relative path from the page to the site root."""
-    return environment().get_template("entry.html").render(entry_context(entry, lang, root))
+    return environment().get_template("entry.html").render(entry_context(entry, lang, root, reproducers))

@@ -7,9 +7,12 @@ working; rootcause's own fields follow them.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
+from dataclasses import asdict
 from typing import Any
 
 from rootcause.core.model import Entry, Rate
+from rootcause.core.reproducers import ReproducerView
 
 
 def _rate_value(rate: Rate | None) -> float | None:
@@ -103,5 +106,8 @@ def entry_to_dict(entry: Entry) -> dict[str, Any]:
     return compatible | own
 
 
-def render_json(entry: Entry) -> str:
-    return json.dumps(entry_to_dict(entry), ensure_ascii=False, indent=2)
+def render_json(entry: Entry, reproducers: Sequence[ReproducerView] = ()) -> str:
+    data = entry_to_dict(entry)
+    if reproducers:
+        data["reproduce"] = [asdict(r) for r in reproducers]
+    return json.dumps(data, ensure_ascii=False, indent=2)

@@ -50,6 +50,16 @@ LABELS: dict[str, dict[Lang, str]] = {
     "generations": {"en": "Message history", "zh": "消息措辞的演变"},
     "bounds_unchecked": {"en": "bounds not checked against release tags", "zh": "版本边界未经发布标签核实"},
     "bounds_read": {"en": "read from", "zh": "依据"},
+    "reproduce": {"en": "Reproduce it", "zh": "亲手复现"},
+    "reproduce_intro": {
+        "en": "A program in this project that fails with this error, and variants that apply the fixes.",
+        "zh": "本项目中会触发此错误的程序，以及应用各解决方案的变体。",
+    },
+    "command": {"en": "Command", "zh": "命令"},
+    "fixed_variants": {"en": "Fixed variants", "zh": "修复变体"},
+    "last_verified": {"en": "Last verified", "zh": "最近验证"},
+    "not_verified": {"en": "not yet verified", "zh": "尚未验证"},
+    "folder": {"en": "Folder", "zh": "目录"},
 }
 
 VERSION_STATUS_ZH = {"active": "活跃", "fixed": "已修复", "deprecated": "已弃用", "removed": "已移除"}

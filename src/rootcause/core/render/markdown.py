@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from rootcause.core.model import Basis, Entry, Rate
 from rootcause.core.render.labels import Lang, basis_note, label, percent, pick
+from rootcause.core.reproducers import ReproducerView
 
 DASH = "—"
 
@@ -27,7 +30,7 @@ def _fence(code: str) -> str:
     return fence
 
 
-def render_markdown(entry: Entry, lang: Lang = "en") -> str:
+def render_markdown(entry: Entry, lang: Lang = "en", reproducers: Sequence[ReproducerView] = ()) -> str:
     lines: list[str] = [f"# {_md_inline(pick(entry.signature, entry.signature_zh, lang))}", ""]
     if entry.is_withdrawn:
         lines += [f"> **{label('withdrawn', lang)}:** {entry.withdrawn}", ""]
@@ -68,4 +71,21 @@ def render_markdown(entry: Entry, lang: Lang = "en") -> str:
             why = _md_inline(pick(d.why_fails, d.why_fails_zh, lang))
             rate = _rate(d.fail_rate, lang)
             lines.append(f"- **{_md_inline(d.action)}** — {why} ({rate} {label('fail', lang)})")
+    if reproducers:
+        lines += ["", f"## {label('reproduce', lang)}", "", label("reproduce_intro", lang)]
+        for r in reproducers:
+            lines += ["", f"**{_md_inline(r.what)}** ({r.device})", ""]
+            lines.append(f"- **{label('folder', lang)}:** `reproducers/{r.folder}/`")
+            lines.append(f"- **{label('command', lang)}:** `{_md_inline(r.command)}`")
+            for name, command, measured in r.variants:
+                lines.append(f"- {name}: `{_md_inline(command)}`" + (f" ({measured})" if measured else ""))
+            if r.verified:
+                versions = ", ".join(f"{k} {v}" for k, v in r.versions)
+                where = _md_inline(r.where or "")
+                lines.append(f"- **{label('last_verified', lang)}:** {r.verified}, {where}; {versions}")
+            else:
+                lines.append(f"- **{label('last_verified', lang)}:** {label('not_verified', lang)}")
+            if r.code:
+                fence = _fence(r.code)
+                lines += ["", f"{fence}python", r.code.rstrip("\n"), fence]
     return "\n".join(lines)

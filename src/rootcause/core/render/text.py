@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from rich.console import Group, RenderableType
 from rich.markup import escape
 from rich.panel import Panel
@@ -10,9 +12,10 @@ from rich.text import Text
 
 from rootcause.core.model import Entry
 from rootcause.core.render.labels import Lang, basis_note, label, percent, pick
+from rootcause.core.reproducers import ReproducerView
 
 
-def render_text(entry: Entry, lang: Lang = "en") -> RenderableType:
+def render_text(entry: Entry, lang: Lang = "en", reproducers: Sequence[ReproducerView] = ()) -> RenderableType:
     head = Text()
     head.append(pick(entry.signature, entry.signature_zh, lang), style="bold red")
     head.append(f"\n{entry.id}", style="cyan")
@@ -75,4 +78,18 @@ def render_text(entry: Entry, lang: Lang = "en") -> RenderableType:
 
     if entry.official_docs:
         parts.append(Text(label("official_docs", lang) + ": " + " ".join(entry.official_docs)))
+    for r in reproducers:
+        lines = Text()
+        lines.append(f"{r.what} ({r.device})\n", style="bold")
+        lines.append(f"{label('folder', lang)}: reproducers/{r.folder}/\n", style="dim")
+        lines.append(f"$ {r.command}\n", style="yellow")
+        for name, command, measured in r.variants:
+            lines.append(f"  {name}: ", style="dim")
+            lines.append(f"$ {command}" + (f"  ({measured})" if measured else "") + "\n", style="green")
+        if r.verified:
+            versions = ", ".join(f"{k} {v}" for k, v in r.versions)
+            lines.append(f"{label('last_verified', lang)}: {r.verified}, {r.where}; {versions}")
+        else:
+            lines.append(f"{label('last_verified', lang)}: {label('not_verified', lang)}")
+        parts.append(Panel(lines, title=label("reproduce", lang), title_align="left"))
     return Group(*parts)

@@ -1,0 +1,24 @@
+"""A frozen module wrapped in DDP.
+
+The first argument picks the run: none for the failing program, workaround-N or dead-end-N for a fixed variant.
+"""
+import sys
+from datetime import timedelta
+
+import torch
+import torch.distributed as dist
+
+mode = sys.argv[1] if len(sys.argv) > 1 else "failing"
+torch.manual_seed(0)
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+dist.init_process_group("gloo", timeout=timedelta(seconds=30))
+model = torch.nn.Linear(4, 4).requires_grad_(False)
+if mode == "workaround-0":
+    with torch.no_grad():
+        print(model(torch.randn(2, 4)).shape)
+else:
+    if mode == "workaround-1":
+        model.requires_grad_(True)
+    print(DDP(model)(torch.randn(2, 4)).shape)
+dist.destroy_process_group()

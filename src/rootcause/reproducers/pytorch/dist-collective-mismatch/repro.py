@@ -1,0 +1,21 @@
+"""Rank 0 all_reduce, rank 1 broadcast, under TORCH_DISTRIBUTED_DEBUG=DETAIL.
+
+The first argument picks the run: none for the failing program, workaround-N or dead-end-N for a fixed variant.
+"""
+import sys
+from datetime import timedelta
+
+import torch
+import torch.distributed as dist
+
+mode = sys.argv[1] if len(sys.argv) > 1 else "failing"
+torch.manual_seed(0)
+dist.init_process_group("gloo", timeout=timedelta(seconds=30))
+rank = dist.get_rank()
+t = torch.ones(4)
+if rank == 0 or mode == "workaround-0":
+    dist.all_reduce(t)
+else:
+    dist.broadcast(t, src=0)
+print(f"rank {rank}: done", flush=True)
+dist.destroy_process_group()

@@ -1,0 +1,19 @@
+"""init_process_group('gloo') with no MASTER_ADDR in the environment.
+
+The first argument picks the run: none for the failing program, workaround-N or dead-end-N for a fixed variant.
+"""
+import os
+import sys
+
+import torch
+import torch.distributed as dist
+
+mode = sys.argv[1] if len(sys.argv) > 1 else "failing"
+torch.manual_seed(0)
+for name in ("MASTER_ADDR", "MASTER_PORT", "RANK", "WORLD_SIZE"):
+    os.environ.pop(name, None)
+if mode == "workaround-1":
+    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=os.environ["RC_PORT"], RANK="0", WORLD_SIZE="1")
+dist.init_process_group("gloo", rank=0, world_size=1) if mode == "dead-end-0" else dist.init_process_group("gloo")
+print("initialised", dist.get_world_size())
+dist.destroy_process_group()

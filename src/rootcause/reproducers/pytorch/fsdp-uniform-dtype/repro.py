@@ -1,0 +1,25 @@
+"""FSDP over a module with float32 and bfloat16 parameters.
+
+The first argument picks the run: none for the failing program, workaround-N or dead-end-N for a fixed variant.
+"""
+import sys
+from datetime import timedelta
+
+import torch
+import torch.distributed as dist
+
+mode = sys.argv[1] if len(sys.argv) > 1 else "failing"
+torch.manual_seed(0)
+from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
+from torch.distributed.fsdp import MixedPrecision
+
+dist.init_process_group("gloo", timeout=timedelta(seconds=30))
+model = torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.Linear(4, 4).to(torch.bfloat16))
+kwargs = {}
+if mode == "workaround-0":
+    model = model.float()
+    kwargs["mixed_precision"] = MixedPrecision(param_dtype=torch.bfloat16)
+fsdp = FSDP(model, device_id=torch.device("cpu"), **kwargs)
+fsdp(torch.randn(2, 4)).float().sum().backward()
+print("ok", flush=True)
+dist.destroy_process_group()
