@@ -204,8 +204,13 @@ def diagnose_sources(
     env: Environment | None = None,
     *,
     progress: Callable[[int], object] | None = None,
+    scanned: Callable[[str, ScanResult], object] | None = None,
 ) -> Diagnosis:
-    """Scan every input and rank what was found. ``env`` overrides versions read from logs."""
+    """Scan every input and rank what was found. ``env`` overrides versions read from logs.
+
+    ``scanned`` sees each input's raw scan result (its name first): the fleet scan reads the
+    error-looking lines that no pattern explained from it.
+    """
     groups: dict[str, _Group] = {}
     lexical_lines: list[tuple[int, str, int, str, str, int | None]] = []
     detected: Environment = {}
@@ -218,6 +223,8 @@ def diagnose_sources(
             if progress is not None:
                 progress(len(chunk))
         result: ScanResult = scanner.finish()
+        if scanned is not None:
+            scanned(source.name, result)
         truncated += result.truncated_hits
         inputs.append(InputSummary(name=source.name, lines=result.lines, bytes=result.bytes, rank=source.rank))
         for name, version in result.env.items():

@@ -30,6 +30,7 @@ COMMANDS: dict[str, str] = {
     "token": "rootcause.adapters.cli.service:token",
     "build-site": "rootcause.adapters.cli.service:build_site",
     "mcp": "rootcause.adapters.cli.agents:mcp",
+    "fleet": "rootcause.adapters.cli.fleet:fleet",
 }
 
 
