@@ -53,3 +53,39 @@ def dask_cluster() -> Iterator[str]:
         yield cluster.scheduler_address
     finally:
         cluster.close()
+
+
+@pytest.fixture(scope="session")
+def spark_session() -> Iterator[object]:
+    import shutil
+    import sys
+
+    if shutil.which("java") is None:
+        pytest.fail("Spark needs Java: apt-get install default-jre-headless (scripts/test.sh installs it)")
+    sql = pytest.importorskip("pyspark.sql")
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    spark = (
+        sql.SparkSession.builder.master("local[2]")
+        .appName("rootcause-fleet-tests")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.shuffle.partitions", "4")
+        .config("spark.sql.sources.parallelPartitionDiscovery.threshold", str(1 << 30))
+        .getOrCreate()
+    )
+    spark.sparkContext.setLogLevel("ERROR")
+    try:
+        yield spark
+    finally:
+        spark.stop()
+
+
+@pytest.fixture(scope="session")
+def ray_local() -> Iterator[object]:
+    ray = pytest.importorskip("ray", reason="Ray does not install on this platform")
+    os.environ.setdefault("RAY_ENABLE_UV_RUN_RUNTIME_ENV", "0")
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        yield ray
+    finally:
+        ray.shutdown()
