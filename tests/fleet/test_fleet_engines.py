@@ -59,6 +59,7 @@ def test_spark_engine(
     assert _verdicts(jobs) == local_jobs
 
 
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # Ray Data's own context warns about its own defaults
 def test_ray_engine(
     fleet: Fleet, fleet_glob: str, per_file_findings: set, local_jobs: dict, ray_local: object, tmp_path: Path
 ) -> None:

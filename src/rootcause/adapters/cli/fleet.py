@@ -147,3 +147,48 @@ def report(findings: Path, html_out: Path | None, json_out: Path | None, output:
     for n in summary["recurring_nodes"][:10]:
         click.echo(f"  {n['host']}: {n['jobs']} jobs, {n['hits']} hits")
     click.echo("verdicts: " + ", ".join(f"{k} {v}" for k, v in summary["conclusions"].items()))
+
+
+@fleet.command()
+@state_option
+@click.option("--limit", type=int, default=20, show_default=True, help="How many templates to list.")
+@click.option("-f", "--format", "output", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option(
+    "--write-candidate",
+    nargs=2,
+    metavar="TEMPLATE_ID DIR",
+    default=None,
+    help="Write a candidate entry for a template into DIR (as --id or domain/unknown-<id>).",
+)
+@click.option("--id", "entry_id", default=None, help="The candidate's entry id (domain/slug).")
+def unknown(
+    state: Path | None, limit: int, output: str, write_candidate: tuple[str, str] | None, entry_id: str | None
+) -> None:
+    """Error lines that no entry explains, mined into templates, most frequent first."""
+    from rootcause.adapters.fleet.templates import TemplateBook
+    from rootcause.errors import UsageError
+
+    book = TemplateBook(state or default_state_dir())
+    if write_candidate:
+        from rootcause.adapters.fleet.candidate import write_candidate as write
+
+        raw_id, folder = write_candidate
+        if not raw_id.isdigit():
+            raise UsageError(f"--write-candidate: template id must be a number, got {raw_id!r}")
+        template = book.get(int(raw_id))
+        path = write(entry_id or f"unknown/template-{raw_id}", template, Path(folder))
+        click.echo(f"wrote {path}: fill in the prose marked TODO(maintainer); lint refuses it until then", err=True)
+        return
+    templates = book.templates()[:limit]
+    if output == "json":
+        sys.stdout.write(json.dumps(templates, indent=2, ensure_ascii=False) + "\n")
+        return
+    if not templates:
+        click.echo("no unknown errors mined yet (run `rootcause fleet scan`)")
+    for t in templates:
+        click.echo(
+            f"#{t['id']}  {t['count']} lines, {len(t['jobs'])} jobs, {len(t['nodes'])} nodes, {len(t['days'])} days"
+        )
+        click.echo(f"    {t['template']}")
+        for ex in t["examples"][:2]:
+            click.echo(f"    e.g. {ex[:200]}")

@@ -8,6 +8,7 @@ Ray, Dask) carries them unchanged; the adapter gives them their Parquet types.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from rootcause.core.diagnosis import Diagnosis
@@ -51,6 +52,10 @@ JOB_COLUMNS: dict[str, str] = {
 }
 
 Row = dict[str, Any]
+# traceback scaffolding says where, not what: never an unknown error of its own
+TRACEBACK_FRAME = re.compile(
+    r'^\s*(?:Traceback \(most recent call last\):|File ".*", line \d+|raise \w|frame #\d+:|\^+\s*$)'
+)
 
 
 def _json(value: object) -> str:
@@ -91,7 +96,7 @@ def finding_rows(
             }
         )
     for line_no, text in list(unknown)[:MAX_UNKNOWN_PER_LOG]:
-        if line_no in explained:
+        if line_no in explained or TRACEBACK_FRAME.match(text):
             continue
         rows.append(
             {
