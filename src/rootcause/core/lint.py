@@ -266,7 +266,11 @@ def check_duplicates(entries: dict[str, tuple[Entry, str]]) -> list[LintFinding]
 
 
 def _prose(entry: Entry) -> list[tuple[str, str]]:
-    fields = [("signature_zh", entry.signature_zh), ("root_cause", entry.root_cause), ("root_cause_zh", entry.root_cause_zh)]
+    fields = [
+        ("signature_zh", entry.signature_zh),
+        ("root_cause", entry.root_cause),
+        ("root_cause_zh", entry.root_cause_zh),
+    ]
     for n, w in enumerate(entry.workarounds):
         fields += [(f"workarounds.{n}.action", w.action), (f"workarounds.{n}.how", w.how)]
     return [(f, t) for f, t in fields if t]
