@@ -192,3 +192,26 @@ def unknown(
         click.echo(f"    {t['template']}")
         for ex in t["examples"][:2]:
             click.echo(f"    e.g. {ex[:200]}")
+
+
+@fleet.command()
+@click.argument("findings", type=click.Path(dir_okay=False, path_type=Path))
+@state_option
+@click.option("--database-url", envvar="ROOTCAUSE_DATABASE_URL", default=None, help="The service's database.")
+def ingest(findings: Path, state: Path | None, database_url: str | None) -> None:
+    """Feed a fleet scan to the web service's store: hit counts per entry and the unknown templates."""
+    from rootcause.adapters.fleet.output import read_findings
+    from rootcause.adapters.fleet.store import FleetStore
+    from rootcause.adapters.fleet.templates import TemplateBook
+    from rootcause.adapters.store import open_store
+
+    rows, _, _ = read_findings(findings)
+    store = open_store(database_url)
+    try:
+        fs = FleetStore(store)
+        added = fs.add_hits(rows)
+        items = TemplateBook(state or default_state_dir()).templates()
+        fs.replace_templates(items)
+    finally:
+        store.close()
+    click.echo(f"{added} new hits and {len(items)} templates stored ({store.describe()})", err=True)

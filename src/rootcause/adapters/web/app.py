@@ -17,7 +17,7 @@ from fastapi.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from rootcause import __version__
-from rootcause.adapters.web import api, errors, pages
+from rootcause.adapters.web import api, errors, fleet, pages
 from rootcause.adapters.web.settings import Settings
 from rootcause.adapters.web.state import ServiceState, get_state
 from rootcause.core.model import SCHEMA_VERSION
@@ -94,6 +94,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.rootcause = state
     errors.install(app)
     app.include_router(api.router)
+    app.include_router(fleet.router)
     _internal_routes(app)
     app.include_router(pages.router)
     app.add_middleware(_SecurityHeaders)
