@@ -23,7 +23,6 @@ from pyspark.sql.types import (
     StringType,
     StructField,
     StructType,
-    TimestampType,
 )
 
 from rootcause.adapters.fleet.output import FleetSink
@@ -44,7 +43,6 @@ def spark_schema(columns: dict[str, str]) -> StructType:
 
 FINDINGS = spark_schema(FINDING_COLUMNS)
 JOBS = spark_schema(JOB_COLUMNS)
-_ = TimestampType  # the Parquet file written by the driver holds real timestamps
 
 
 def local_path(uri: str) -> str:
