@@ -6,9 +6,10 @@ from __future__ import annotations
 from html import escape
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter, Depends, Query
 from fastapi.responses import HTMLResponse
 
+from rootcause.adapters.web.api import ERROR_SCHEMA
 from rootcause.adapters.web.state import ServiceState, get_state
 
 router = APIRouter()
@@ -21,7 +22,7 @@ def fleet_store(state: ServiceState) -> Any:
     return FleetStore(state.store)
 
 
-@router.get("/api/v1/entries/{domain}/{slug}/hits", tags=["entries"])
+@router.get("/api/v1/entries/{domain}/{slug}/hits", tags=["entries"], responses={404: ERROR_SCHEMA})
 def entry_hits(domain: str, slug: str, state: State) -> dict[str, Any]:
     """Fleet hits of an entry in the last 24 hours, 7 days and 30 days."""
     entry = state.entry(f"{domain}/{slug}")
@@ -29,9 +30,9 @@ def entry_hits(domain: str, slug: str, state: State) -> dict[str, Any]:
 
 
 @router.get("/api/v1/fleet/unknown", tags=["fleet"])
-def unknown_api(state: State, limit: int = 100) -> dict[str, Any]:
+def unknown_api(state: State, limit: Annotated[int, Query(ge=1, le=1000)] = 100) -> dict[str, Any]:
     """Unknown errors of fleet runs as templates, most frequent first."""
-    return {"templates": fleet_store(state).templates(max(1, min(limit, 1000)))}
+    return {"templates": fleet_store(state).templates(limit)}
 
 
 @router.get("/-/unknown", response_class=HTMLResponse, include_in_schema=False)
