@@ -12,6 +12,12 @@ if ! command -v chromium >/dev/null 2>&1; then
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-noto-cjk >/dev/null
 fi
 
+# Java for Spark (the fleet engine tests run Spark in local mode).
+if ! command -v java >/dev/null 2>&1; then
+  as_root apt-get update -qq
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq default-jre-headless >/dev/null
+fi
+
 # PostgreSQL at 127.0.0.1:5432 (trust auth, database "test"): start it if it is down.
 if command -v pg_isready >/dev/null 2>&1 && ! pg_isready -h 127.0.0.1 -p 5432 -q; then
   if [ -d /etc/postgresql ]; then

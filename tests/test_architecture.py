@@ -36,6 +36,14 @@ FORBIDDEN = {
     "threading",
     "multiprocessing",
     "rootcause.adapters",
+    # the fleet engines and their table libraries are optional extras, used by adapters only
+    "pyspark",
+    "dask",
+    "distributed",
+    "ray",
+    "drain3",
+    "pyarrow",
+    "pandas",
 }
 
 
@@ -71,3 +79,16 @@ def test_core_modules_import_no_io() -> None:
 def test_the_check_itself_catches_io(tmp_path: Path) -> None:
     tree = ast.parse("import os\nfrom pathlib import Path\nopen('x')\n")
     assert {"os", "pathlib"} <= _imports(tree)
+
+
+def test_engines_load_only_when_asked() -> None:
+    """`rootcause diagnose` and the CLI never import an engine (they are optional extras)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, rootcause, rootcause.core.diagnosis, rootcause.adapters.cli.main, rootcause.adapters.fleet;"
+        "print(sorted(m for m in ('pyspark', 'dask', 'distributed', 'ray', 'drain3') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"

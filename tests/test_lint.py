@@ -51,6 +51,7 @@ CASES = {
     "RC505": {"- requirement: cuda>=11.3": "- requirement: a100>=1"},
     "RC506": {"  value: 0.8\n": "  value: 0.83\n"},
     "RC507": {},  # the seed's own 85% confidence on evidence 1
+    "RC901": {"root_cause: NCCL collective": "root_cause: TODO(maintainer) NCCL collective"},
     "RC601": {
         "export NCCL_IB_TIMEOUT=22; export NCCL_SOCKET_IFNAME=eth0; torchrun --nproc_per_node=8 train.py'\n  success_rate": "export NCCL_MAGIC_SPEEDUP=1; torchrun --nproc_per_node=8 train.py'\n  success_rate"
     },

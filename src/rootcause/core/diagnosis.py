@@ -218,9 +218,14 @@ def diagnose_sources(
     *,
     progress: Callable[[int], object] | None = None,
     triage: Triage | None = None,
+    scanned: Callable[[str, ScanResult], object] | None = None,
 ) -> Diagnosis:
     """Scan every input and rank what was found. ``env`` overrides versions read from logs. With ``triage``,
-    the same pass feeds it the lines that hold its keywords (call ``triage.report()`` afterwards)."""
+    the same pass feeds it the lines that hold its keywords (call ``triage.report()`` afterwards).
+
+    ``scanned`` sees each input's raw scan result (its name first): the fleet scan reads the
+    error-looking lines that no pattern explained from it.
+    """
     groups: dict[str, _Group] = {}
     lexical_lines: list[tuple[int, str, int, str, str, int | None]] = []
     detected: Environment = {}
@@ -236,6 +241,8 @@ def diagnose_sources(
         result: ScanResult = scanner.finish()
         if tap is not None:
             tap.close()
+        if scanned is not None:
+            scanned(source.name, result)
         truncated += result.truncated_hits
         inputs.append(InputSummary(name=source.name, lines=result.lines, bytes=result.bytes, rank=source.rank))
         for name, version in result.env.items():

@@ -49,7 +49,9 @@ CHECKS: dict[str, tuple[str, str]] = {
     "RC801": ("error", "verification claims more than the evidence shows"),
     "RC802": ("error", "reproduced without a reproducer whose committed record passed"),
     "RC803": ("error", "a reproducer folder is missing, or its spec or record is invalid"),
+    "RC901": ("error", "prose still marked TODO for a maintainer (a candidate from `rootcause fleet unknown`)"),
 }
+TODO_MARK = "TODO(maintainer)"
 
 HARDWARE_OR_OS = re.compile(
     r"^(?:a100|h100|h200|v100|t4|l4|l40s?|a10g?|rtx\w*|gtx\w*|tesla\w*|sm_?\d+|mi\d+\w*|"
@@ -196,6 +198,9 @@ def check_entry(entry: Entry, path: str, *, known_env: set[str], known_ids: set[
     for n, d in enumerate(entry.dead_ends):
         if not d.why_fails_zh:
             add("RC501", f"dead_ends.{n}.why_fails_zh is missing")
+    for field, text in _prose(entry):
+        if TODO_MARK in text:
+            add("RC901", f"{field} is still a TODO for a maintainer: write it in your own words")
     for field, text in (("signature_zh", entry.signature_zh), ("root_cause_zh", entry.root_cause_zh)):
         if text and not re.search(r"[\u4e00-\u9fff]", text):
             add("RC501", f"{field} has no Chinese characters")
@@ -308,6 +313,17 @@ def check_duplicates(entries: dict[str, tuple[Entry, str]]) -> list[LintFinding]
                     )
                 )
     return out
+
+
+def _prose(entry: Entry) -> list[tuple[str, str]]:
+    fields = [
+        ("signature_zh", entry.signature_zh),
+        ("root_cause", entry.root_cause),
+        ("root_cause_zh", entry.root_cause_zh),
+    ]
+    for n, w in enumerate(entry.workarounds):
+        fields += [(f"workarounds.{n}.action", w.action), (f"workarounds.{n}.how", w.how)]
+    return [(f, t) for f, t in fields if t]
 
 
 def lint_entries(

@@ -31,6 +31,7 @@ COMMANDS: dict[str, str] = {
     "build-site": "rootcause.adapters.cli.service:build_site",
     "mcp": "rootcause.adapters.cli.agents:mcp",
     "verify": "rootcause.adapters.cli.verify:verify",
+    "fleet": "rootcause.adapters.cli.fleet:fleet",
 }
 
 

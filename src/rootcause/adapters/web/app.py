@@ -17,7 +17,7 @@ from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import HTMLResponse, JSONResponse
 
 from rootcause import __version__
-from rootcause.adapters.web import api, errors, pages
+from rootcause.adapters.web import api, errors, fleet, pages
 from rootcause.adapters.web.security import SecurityHeaders, inline_hashes
 from rootcause.adapters.web.settings import Settings
 from rootcause.adapters.web.state import ServiceState, get_state
@@ -91,6 +91,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.rootcause = state
     errors.install(app)
     app.include_router(api.router)
+    app.include_router(fleet.router)
     _internal_routes(app)
     _docs_route(app)
     app.include_router(pages.router)

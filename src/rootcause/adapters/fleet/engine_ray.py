@@ -1,0 +1,137 @@
+"""Ray Data: ``read_binary_files(include_paths=True)`` and ``map_batches`` with a stateful callable
+class, one actor per worker.
+
+The index payload is put in the object store once (``ray.put``); each actor fetches it and builds
+its index in its constructor, then scans every batch of ``batch_size`` logs as one buffer. The
+per-job triage is ``groupby("job").map_groups`` over the file listing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from typing import Any
+
+import pandas as pd
+import ray
+
+from rootcause.adapters.fleet.output import FleetSink
+from rootcause.adapters.fleet.payload import IndexPayload
+from rootcause.adapters.fleet.run import FleetOptions, FleetRun, LogRef, Progress
+from rootcause.adapters.fleet.worker import FleetScanner, LogText, mtime_of, triage_job
+from rootcause.core.fleet.layout import Layout
+from rootcause.core.fleet.rows import FINDING_COLUMNS, JOB_COLUMNS
+
+STATS = "__stats__"
+READ_CPUS = 0.25
+
+
+class ScanBatches:
+    """The stateful callable: built once per actor, called once per batch."""
+
+    def __init__(self, payload_ref: list[Any], layout: list[str], scanned_at: int) -> None:
+        payload: IndexPayload = ray.get(payload_ref[0])
+        self.scanner = FleetScanner(payload, Layout(layout), scanned_at)
+
+    def __call__(self, batch: pd.DataFrame) -> pd.DataFrame:
+        s = self.scanner
+        logs = [LogText(str(p), bytes(b), mtime_of(str(p))) for p, b in zip(batch["path"], batch["bytes"], strict=True)]
+        before = (s.logs, s.bytes, s.diagnosed)
+        rows = s.scan_batch(logs)
+        stats = [a - b for a, b in zip((s.logs, s.bytes, s.diagnosed), before, strict=True)]
+        rows.append({"kind": STATS, "text": json.dumps(stats)})
+        return pd.DataFrame(rows, columns=list(FINDING_COLUMNS), dtype=object)
+
+
+def _triage_group(budget: int, scanned_at: int):
+    def triage(group: pd.DataFrame) -> pd.DataFrame:
+        ranks = [None if pd.isna(r) else int(r) for r in group["rank"]]
+        row = triage_job(str(group["job"].iloc[0]), list(zip(group["path"], ranks, strict=True)), budget, scanned_at)
+        return pd.DataFrame([row], columns=list(JOB_COLUMNS), dtype=object)
+
+    return triage
+
+
+def _clean(record: dict[str, Any]) -> dict[str, Any]:
+    out = {}
+    for k, v in record.items():
+        if v is None or (isinstance(v, float) and v != v):
+            out[k] = None
+        elif hasattr(v, "item"):  # numpy scalars
+            out[k] = v.item()
+        else:
+            out[k] = v
+    return out
+
+
+class RayEngine:
+    def scan(
+        self,
+        refs: Sequence[LogRef],
+        payload: IndexPayload,
+        options: FleetOptions,
+        sink: FleetSink,
+        scanned_at: int,
+        progress: Progress | None,
+    ) -> FleetRun:
+        started = False
+        if not ray.is_initialized():
+            if options.address:
+                ray.init(address=options.address)
+            else:
+                os.environ.setdefault("RAY_ENABLE_UV_RUN_RUNTIME_ENV", "0")
+                os.environ.setdefault("RAY_DATA_EXECUTION_NO_PROGRESS_TIMEOUT_S", "600")
+                ray.init(num_cpus=options.workers, include_dashboard=False, log_to_driver=False)
+            started = True
+        try:
+            return self._run(refs, payload, options, sink, scanned_at)
+        finally:
+            if started:
+                ray.shutdown()
+
+    def _run(
+        self, refs: Sequence[LogRef], payload: IndexPayload, options: FleetOptions, sink: FleetSink, scanned_at: int
+    ) -> FleetRun:
+        ctx = ray.data.DataContext.get_current()
+        ctx.enable_progress_bars = False
+        payload_ref = ray.put(payload)
+        # the actors hold 3/4 of a CPU each and the read tasks 1/4: with every CPU given to actors,
+        # no read could run and the pipeline would wait forever
+        ds = ray.data.read_binary_files(
+            [r.path for r in refs], include_paths=True, ray_remote_args={"num_cpus": READ_CPUS}
+        )
+        found = ds.map_batches(
+            ScanBatches,
+            fn_constructor_kwargs={"payload_ref": [payload_ref], "layout": options.layout, "scanned_at": scanned_at},
+            batch_size=options.batch_size,
+            batch_format="pandas",
+            compute=ray.data.ActorPoolStrategy(size=options.workers),
+            num_cpus=1 - READ_CPUS,
+        )
+        run = FleetRun()
+        for batch in found.iter_batches(batch_format="pandas", batch_size=None):
+            rows = [_clean(r) for r in batch.to_dict("records")]
+            kept = []
+            for r in rows:
+                if r["kind"] == STATS:
+                    logs, nbytes, diagnosed = json.loads(r["text"])
+                    run.logs += logs
+                    run.bytes += nbytes
+                    run.diagnosed += diagnosed
+                else:
+                    kept.append(r)
+            sink.write_rows(kept)
+            run.findings += len(kept)
+        if options.triage:
+            listing = ray.data.from_items([{"job": r.job, "path": r.path, "rank": r.rank} for r in refs])
+            verdicts = listing.groupby("job").map_groups(
+                _triage_group(options.group_budget, scanned_at), batch_format="pandas"
+            )
+            jobs = [_clean(r) for r in verdicts.take_all()]
+            sink.write_jobs(jobs)
+            run.jobs = len(jobs)
+        return run
+
+
+ENGINE = RayEngine()

@@ -1,0 +1,176 @@
+"""Spark: ``mapInPandas`` over rows of ``(path, content, modificationTime)`` read by the
+``binaryFile`` source (exact bytes, any Hadoop file system).
+
+The index payload goes out once as a broadcast variable; each Python worker builds its index on
+first use and keeps it. ``spark.sql.execution.arrow.maxRecordsPerBatch`` makes one batch of
+``batch_size`` logs, scanned as one buffer. The per-job triage is ``groupBy("job").applyInPandas``
+over the file listing: a group holds paths, and the group's worker streams the logs within its byte
+budget.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Iterator, Sequence
+
+import pandas as pd
+from pyspark.sql import SparkSession
+from pyspark.sql.types import (
+    DoubleType,
+    LongType,
+    StringType,
+    StructField,
+    StructType,
+)
+
+from rootcause.adapters.fleet.output import FleetSink
+from rootcause.adapters.fleet.payload import IndexPayload
+from rootcause.adapters.fleet.run import FleetOptions, FleetRun, LogRef, Progress
+from rootcause.adapters.fleet.worker import FleetScanner, LogText, triage_job
+from rootcause.core.fleet.layout import Layout
+from rootcause.core.fleet.rows import FINDING_COLUMNS, JOB_COLUMNS
+
+_SPARK_TYPES = {"str": StringType(), "int": LongType(), "float": DoubleType(), "json": StringType()}
+STATS = "__stats__"
+
+
+def spark_schema(columns: dict[str, str]) -> StructType:
+    # times travel as epoch milliseconds (LongType): no session time zone in between
+    return StructType([StructField(n, _SPARK_TYPES.get(k, LongType()), True) for n, k in columns.items()])
+
+
+FINDINGS = spark_schema(FINDING_COLUMNS)
+JOBS = spark_schema(JOB_COLUMNS)
+
+
+def local_path(uri: str) -> str:
+    """``file:/a/b`` or ``file:///a/b`` -> ``/a/b``; other URLs (hdfs://, s3a://) stay as they are."""
+    if uri.startswith("file:"):
+        rest = uri[len("file:") :]
+        return "/" + rest.lstrip("/")
+    return uri
+
+
+def _ms(value: object) -> int | None:
+    if value is None or value is pd.NaT:
+        return None
+    return int(pd.Timestamp(value).timestamp() * 1000)
+
+
+def _scan_batches(payload_bc: object, layout: list[str], scanned_at: int):
+    def scan(batches: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
+        scanner = FleetScanner(payload_bc.value, Layout(layout), scanned_at)  # type: ignore[attr-defined]
+        for pdf in batches:
+            logs = [
+                LogText(local_path(p), bytes(c), _ms(t))
+                for p, c, t in zip(pdf["path"], pdf["content"], pdf["modificationTime"], strict=True)
+            ]
+            before = (scanner.logs, scanner.bytes, scanner.diagnosed)
+            rows = scanner.scan_batch(logs)
+            stats = [a - b for a, b in zip((scanner.logs, scanner.bytes, scanner.diagnosed), before, strict=True)]
+            rows.append({"kind": STATS, "text": json.dumps(stats)})
+            yield pd.DataFrame(rows, columns=list(FINDING_COLUMNS), dtype=object)
+
+    return scan
+
+
+def _triage_groups(budget: int, scanned_at: int):
+    def triage(pdf: pd.DataFrame) -> pd.DataFrame:
+        job = str(pdf["job"].iloc[0])
+        ranks = [None if pd.isna(r) else int(r) for r in pdf["rank"]]
+        row = triage_job(job, list(zip(pdf["path"], ranks, strict=True)), budget, scanned_at)
+        return pd.DataFrame([row], columns=list(JOB_COLUMNS), dtype=object)
+
+    return triage
+
+
+def _value(v: object) -> object:
+    return None if v is None or (isinstance(v, float) and v != v) else v
+
+
+class SparkEngine:
+    def scan(
+        self,
+        refs: Sequence[LogRef],
+        payload: IndexPayload,
+        options: FleetOptions,
+        sink: FleetSink,
+        scanned_at: int,
+        progress: Progress | None,
+    ) -> FleetRun:
+        active = SparkSession.getActiveSession()
+        spark = active
+        if spark is None:
+            # local Python workers run this interpreter (the one with rootcause and pyarrow installed)
+            os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+            builder = SparkSession.builder.appName("rootcause-fleet").master(
+                options.address or f"local[{options.workers}]"
+            )
+            # list the given files on the driver, not with one Spark task per file
+            builder = builder.config("spark.sql.sources.parallelPartitionDiscovery.threshold", str(1 << 30))
+            builder = builder.config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
+            spark = builder.getOrCreate()
+            spark.sparkContext.setLogLevel("ERROR")
+        try:
+            return self._run(spark, refs, payload, options, sink, scanned_at)
+        finally:
+            if active is None:
+                spark.stop()
+
+    def _run(
+        self,
+        spark: SparkSession,
+        refs: Sequence[LogRef],
+        payload: IndexPayload,
+        options: FleetOptions,
+        sink: FleetSink,
+        scanned_at: int,
+    ) -> FleetRun:
+        spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", str(options.batch_size))
+        spark.conf.set("spark.sql.sources.parallelPartitionDiscovery.threshold", str(1 << 30))
+        payload_bc = spark.sparkContext.broadcast(payload)
+        try:
+            files = spark.read.format("binaryFile").load([r.path for r in refs])
+            n_parts = max(1, min(len(refs) // options.batch_size, options.workers * 8))
+            found = files.select("path", "content", "modificationTime").repartition(n_parts)
+            found = found.mapInPandas(_scan_batches(payload_bc, options.layout, scanned_at), FINDINGS)
+            run = FleetRun()
+            batch: list[dict] = []
+            for row in found.toLocalIterator():
+                record = {k: _value(v) for k, v in row.asDict().items()}
+                if record["kind"] == STATS:
+                    logs, nbytes, diagnosed = json.loads(record["text"])
+                    run.logs += logs
+                    run.bytes += nbytes
+                    run.diagnosed += diagnosed
+                    continue
+                batch.append(record)
+                if len(batch) >= 10_000:
+                    sink.write_rows(batch)
+                    run.findings += len(batch)
+                    batch = []
+            sink.write_rows(batch)
+            run.findings += len(batch)
+            if options.triage:
+                listing = spark.createDataFrame(
+                    [(r.job, r.path, r.rank) for r in refs],
+                    StructType(
+                        [
+                            StructField("job", StringType()),
+                            StructField("path", StringType()),
+                            StructField("rank", LongType()),
+                        ]
+                    ),
+                )
+                verdicts = listing.groupBy("job").applyInPandas(_triage_groups(options.group_budget, scanned_at), JOBS)
+                jobs = [{k: _value(v) for k, v in r.asDict().items()} for r in verdicts.toLocalIterator()]
+                sink.write_jobs(jobs)
+                run.jobs = len(jobs)
+            return run
+        finally:
+            payload_bc.unpersist()
+
+
+ENGINE = SparkEngine()

@@ -1,0 +1,69 @@
+"""Dask, Spark and Ray, each for real on a local cluster, over the generated fleet: the same rows as
+the local engine, which gives what `rootcause diagnose` gives per file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import known_keys
+from fleetgen import Fleet
+
+from rootcause.adapters.fleet import FleetOptions, scan_fleet
+from rootcause.adapters.fleet.output import read_findings
+
+
+def _verdicts(jobs: list[dict]) -> dict[str, tuple]:
+    return {j["job"]: (j["conclusion"], j["guilty_ranks"], j["ranks"]) for j in jobs}
+
+
+def _check(out: Path, fleet: Fleet, per_file_findings: set, engine: str) -> list[dict]:
+    rows, jobs, meta = read_findings(out)
+    assert meta["engine"] == engine and meta["logs"] == len(fleet.logs)
+    assert known_keys(rows) == per_file_findings
+    assert len(jobs) == len(fleet.jobs)
+    unknown = sorted((r["path"], r["line"]) for r in rows if r["kind"] == "unknown")
+    assert unknown, "unknown error lines are carried too"
+    return jobs
+
+
+@pytest.fixture(scope="module")
+def local_jobs(fleet: Fleet, fleet_glob: str, tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple]:
+    out = tmp_path_factory.mktemp("ref") / "f.parquet"
+    scan_fleet([fleet_glob], FleetOptions(engine="local"), out)
+    return _verdicts(read_findings(out)[1])
+
+
+def test_dask_engine(
+    fleet: Fleet, fleet_glob: str, per_file_findings: set, local_jobs: dict, dask_cluster: str, tmp_path: Path
+) -> None:
+    from distributed import Client
+
+    from rootcause.adapters.fleet.payload import LOADS
+
+    out = tmp_path / "f.parquet"
+    scan_fleet([fleet_glob], FleetOptions(engine="dask", address=dask_cluster, batch_size=128), out)
+    jobs = _check(out, fleet, per_file_findings, "dask")
+    assert _verdicts(jobs) == local_jobs
+    with Client(dask_cluster) as client:
+        loads = client.run(lambda: LOADS["count"])
+    assert loads and all(n <= 1 for n in loads.values()), loads  # each worker built its index once
+
+
+def test_spark_engine(
+    fleet: Fleet, fleet_glob: str, per_file_findings: set, local_jobs: dict, spark_session: object, tmp_path: Path
+) -> None:
+    out = tmp_path / "f.parquet"
+    scan_fleet([fleet_glob], FleetOptions(engine="spark", batch_size=128), out)
+    jobs = _check(out, fleet, per_file_findings, "spark")
+    assert _verdicts(jobs) == local_jobs
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # Ray Data's own context warns about its own defaults
+def test_ray_engine(
+    fleet: Fleet, fleet_glob: str, per_file_findings: set, local_jobs: dict, ray_local: object, tmp_path: Path
+) -> None:
+    out = tmp_path / "f.parquet"
+    scan_fleet([fleet_glob], FleetOptions(engine="ray", batch_size=128), out)
+    jobs = _check(out, fleet, per_file_findings, "ray")
+    assert _verdicts(jobs) == local_jobs
