@@ -29,7 +29,7 @@ CHECKS: dict[str, tuple[str, str]] = {
     "RC104": ("error", "fewer than two real examples"),
     "RC105": ("error", "an example or source has no provenance"),
     "RC106": ("error", "an example cites a fixture file that does not contain it"),
-    "RC107": ("warning", "no message generations listed (wordings and the releases that print them)"),
+    "RC107": ("error", "no message generations listed (wordings and the releases that print them)"),
     "RC201": ("error", "an example is matched first by another entry (collision)"),
     "RC301": ("error", "near-duplicate signature of another entry, with no typed relation"),
     "RC302": ("warning", "near-duplicate of an entry marked same-as: consider merging"),
