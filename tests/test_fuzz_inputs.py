@@ -126,3 +126,48 @@ def test_mutated_deadends_json(data: Any) -> None:
 def test_the_unmutated_samples_import() -> None:
     assert detect_and_convert(ERRORCANON, "peer.json", TODAY).entry.id == SEED_ID
     assert detect_and_convert(DEADENDS_SAMPLE, "peer.json", TODAY).entry.id == "python/modulenotfounderror-py311-linux"
+
+
+# -- Flight Recorder dumps ------------------------------------------------------------------------
+FIXTURES = Path(__file__).parent / "fixtures"
+REAL_PICKLE = (FIXTURES / "triage-real" / "desync-op" / "detail-fr" / "fr" / "fr_trace_rank_1").read_bytes()
+NCCL_JSON = next((FIXTURES / "triage").glob("nccl-fr-*/dumps/*rank_0.json")).read_bytes()
+
+
+def check_dump(data: bytes, name: str) -> None:
+    from rootcause.core.triage.flight import parse_dump
+
+    try:
+        parse_dump(data, name)
+    except RootcauseError as exc:
+        check_clear_error(exc, name)
+
+
+@FUZZ
+@given(cut=st.integers(min_value=0, max_value=len(REAL_PICKLE)), flips=st.lists(st.tuples(st.integers(0, 10**6), st.integers(0, 255)), max_size=8))
+def test_mutated_real_pickle_dumps(cut: int, flips: list[tuple[int, int]]) -> None:
+    data = bytearray(REAL_PICKLE[:cut] if cut else REAL_PICKLE)
+    for at, byte in flips:
+        if data:
+            data[at % len(data)] = byte
+    check_dump(bytes(data), "fr_trace_rank_1")
+
+
+@FUZZ
+@given(data=mutated_json(json.loads(NCCL_JSON)))
+def test_mutated_nccl_json_dumps(data: Any) -> None:
+    check_dump(json.dumps(data).encode(), "host_fr_trace_rank_0.json")
+
+
+@FUZZ
+@given(data=st.binary(max_size=600))
+def test_arbitrary_bytes_as_a_dump(data: bytes) -> None:
+    check_dump(b"\x80" + data, "fr_trace_rank_2")
+    check_dump(data, "fr_trace_rank_3")
+
+
+def test_the_unmutated_dumps_parse() -> None:
+    from rootcause.core.triage.flight import parse_dump
+
+    assert parse_dump(REAL_PICKLE, "fr_trace_rank_1").rank == 1
+    assert parse_dump(NCCL_JSON, "host_fr_trace_rank_0.json").rank == 0
