@@ -212,6 +212,8 @@ def from_errorcanon(data: dict[str, Any], origin: str, today: dt.date) -> Import
                     item[key] = str(v[key])
             if v.get("behavior_change"):
                 item["notes"] = str(v["behavior_change"])
+            if v.get("bounds_source"):  # our own JSON says where the bounds were read
+                item["bounds_source"] = v["bounds_source"]
             versions.append(item)
     domain, _, slug = str(data["id"]).partition("/")
     patterns = data.get("patterns") or _patterns(
@@ -236,6 +238,8 @@ def from_errorcanon(data: dict[str, Any], origin: str, today: dt.date) -> Import
         if _COUNT.fullmatch(str(data.get("evidence", "")))
         else None,
         "versions": versions,
+        "generations": data.get("generations") or [],
+        "related": data.get("related") or [],
         "hardware": hardware,
         "os_specific": os_notes,
         "root_cause": data["root_cause"],

@@ -65,8 +65,11 @@ def logs_with_candidates(index: CompiledIndex, datas: Sequence[bytes]) -> set[in
     marked: set[int] = set()
     start = 0
     found: list[int] = []
+    triage_keywords = index.special_ids["triage"]  # the first of triage's keyword ids, which come last
 
-    def on_match(_id: int, _from: int, to: int, _flags: int, _ctx: object) -> bool:
+    def on_match(pattern_id: int, _from: int, to: int, _flags: int, _ctx: object) -> bool:
+        if pattern_id >= triage_keywords:  # ordinary log lines hold them: no reason to diagnose
+            return False
         found.append(to)
         return True  # halt: the rest of this log need not be scanned
 

@@ -307,7 +307,7 @@ class SqlStore:
             new.note,
             reporter,
             now,
-            new.source,
+            source=new.source,
         )
 
     def _tally_rows(self, entry_id: str | None, source: OutcomeSource) -> list[Any]:
@@ -389,7 +389,7 @@ class SqlStore:
             note,
             reporter,
             created,
-            source,
+            source=source,
         )
 
     def recent_outcomes(self, entry_id: str, limit: int = 20) -> list[StoredOutcome]:
