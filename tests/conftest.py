@@ -16,8 +16,10 @@ def _isolated_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytes
     monkeypatch.delenv("ROOTCAUSE_CANON", raising=False)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
+    """Playwright's sync API runs an event loop in this thread while it is open: one per module, so that
+    the anyio-based MCP tests never find a loop left running, whatever order the tests run in."""
     from playwright.sync_api import sync_playwright
 
     if not Path(CHROMIUM).exists():
