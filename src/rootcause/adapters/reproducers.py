@@ -244,6 +244,18 @@ def _kill_group(proc: subprocess.Popen[bytes]) -> None:
         os.killpg(proc.pid, signal.SIGKILL)
 
 
+SUPPORT_DIR = "_support"  # helpers several reproducers share, beside the domain folders
+
+
+def _add_support_files(source: Path, work: Path) -> None:
+    """Copy the shared helpers (make_wheels.py …) into a run folder; a reproducer's own file wins."""
+    support = source.parent.parent / SUPPORT_DIR
+    if support.is_dir():
+        for helper in support.iterdir():
+            if helper.is_file() and not (work / helper.name).exists():
+                shutil.copy2(helper, work / helper.name)
+
+
 def execute(run: Run, index: CompiledIndex, expected_output: str | None) -> Run:
     start = time.monotonic()
     port = _free_port()
@@ -256,6 +268,7 @@ def execute(run: Run, index: CompiledIndex, expected_output: str | None) -> Run:
     with tempfile.TemporaryDirectory(prefix="rc-verify-") as tmp:
         work = Path(tmp) / "run"
         shutil.copytree(run.source, work, ignore=shutil.ignore_patterns(RECORD_FILE, EXPECTED_FILE, "__pycache__"))
+        _add_support_files(run.source, work)
         env["HF_HOME"] = str(Path(tmp) / "hf_home")
         env["TMPDIR"] = tmp
         proc = subprocess.Popen(
