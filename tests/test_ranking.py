@@ -7,7 +7,7 @@ from engine_helpers import index_of, make_entry
 
 from rootcause.adapters.loading import load_index
 from rootcause.core.diagnosis import LEXICAL_THRESHOLD, diagnose_text
-from rootcause.core.matching.backends import backends_named, other_backend
+from rootcause.core.matching.backends import backends_named, other_backend, other_site, sites_named
 
 
 @pytest.fixture(scope="module")
@@ -134,3 +134,37 @@ def test_real_canon_catch_all_ranks_below_a_specific_generic_entry(canon_index) 
     assert catch_alls == ["pytorch/python-exception-generic"], ids
     assert ids and not canon_index.entries[ids[0]].catch_all, ids
     assert all(ids.index(c) > ids.index(o) for c in catch_alls for o in ids if o not in catch_alls)
+
+
+def test_sites_named_by_url_host() -> None:
+    assert sites_named("429 Client Error: Too Many Requests for url: https://huggingface.co/api/models/x") == {
+        "huggingface.co"
+    }
+    assert sites_named("Client error '429 Too Many Requests' for url 'https://api.openai.com/v1/chat'") == {"openai.com"}
+    assert sites_named("429 Too Many Requests") == frozenset()
+    assert other_site("for url: https://api.github.com/repos/a/b", "for url: https://huggingface.co/x")
+    assert not other_site("for url: https://cdn-lfs.huggingface.co/x", "for url: https://huggingface.co/x")
+    assert not other_site("429 Too Many Requests", "for url: https://huggingface.co/x")
+
+
+def test_lexical_stage_never_claims_an_entry_for_another_site() -> None:
+    hub = make_entry(
+        "t/hub-429",
+        r"^pattern that the other line does not match$",
+        "HTTPError: 429 Client Error: Too Many Requests for url: https://huggingface.co/bert/resolve/main/config.json",
+    )
+    line = "HTTPError: 429 Client Error: Too Many Requests for url: https://api.github.com/bert/resolve/main/config.json"
+    d = diagnose_text(line, index_of(hub))
+    assert not d.matched and d.findings == []
+    assert [c.id for c in d.nearest] == ["t/hub-429"], "offered as nearest, not claimed"
+    same_site = diagnose_text(line.replace("api.github.com", "huggingface.co"), index_of(hub))
+    assert [f.id for f in same_site.findings] == ["t/hub-429"]
+    assert same_site.findings[0].score >= LEXICAL_THRESHOLD
+
+
+def test_real_canon_gives_no_hub_entry_for_another_services_429(canon_index) -> None:
+    line = "requests.exceptions.HTTPError: 429 Client Error: Too Many Requests for url: https://api.github.com/repos/a/b"
+    d = diagnose_text(line, canon_index)
+    assert not any(f.id.startswith("huggingface/") for f in d.findings)
+    hub = line.replace("api.github.com/repos/a/b", "huggingface.co/api/models/a/b")
+    assert "huggingface/hub-rate-limited-429" in [f.id for f in diagnose_text(hub, canon_index).findings]

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
-from rootcause.core.matching.backends import other_backend
+from rootcause.core.matching.backends import other_backend, other_site
 from rootcause.core.matching.index import CompiledIndex
 from rootcause.core.matching.scan import Hit, ScanResult, SourceScanner, iter_text_chunks
 from rootcause.core.model import Entry, Role
@@ -274,7 +274,8 @@ def diagnose_sources(
             if entry_id in groups and groups[entry_id].matched_by == "pattern":
                 continue
             entry = index.entries[entry_id]
-            claimable = not entry.generic and not other_backend(clean, entry.signature)
+            foreign = other_backend(clean, entry.signature) or other_site(clean, entry.signature)
+            claimable = not entry.generic and not foreign
             if sim >= LEXICAL_THRESHOLD and claimable:
                 hit = Hit(-1, line_no, line_no, raw[:2000], clean[:2000], {}, rank)
                 group = groups.get(entry_id)

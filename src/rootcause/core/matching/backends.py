@@ -1,7 +1,9 @@
-"""Which backend a text names: a Gloo line is never claimed, by wording alone, for an NCCL entry.
+"""Which backend and which web host a text names: a Gloo line is never claimed, by wording alone, for an
+NCCL entry, and a 429 from api.openai.com never for a Hugging Face Hub entry.
 
 Pattern matches are exact and need no such guard; the lexical stage guesses from shared words, and
-two messages of different backends share most of their words ("timed out", "collective", "rank").
+two messages of different backends share most of their words ("timed out", "collective", "rank"), as
+two HTTP client errors from different services do ("429 Client Error: Too Many Requests for url").
 """
 
 from __future__ import annotations
@@ -41,4 +43,26 @@ def other_backend(line: str, entry_text: str) -> bool:
     if not named:
         return False
     of_entry = _cached(entry_text)
+    return bool(of_entry) and not (named & of_entry)
+
+
+_URL_HOST = re.compile(r"https?://([a-z0-9.-]+)")
+
+
+def sites_named(text: str) -> frozenset[str]:
+    """The sites a text's URLs point at, as their last two host labels (huggingface.co, openai.com)."""
+    return frozenset(".".join(host.strip(".").split(".")[-2:]) for host in _URL_HOST.findall(text.lower()))
+
+
+@cache
+def _cached_sites(text: str) -> frozenset[str]:
+    return sites_named(text)
+
+
+def other_site(line: str, entry_text: str) -> bool:
+    """True when the line and the entry each name a site by URL and share none."""
+    named = sites_named(line)
+    if not named:
+        return False
+    of_entry = _cached_sites(entry_text)
     return bool(of_entry) and not (named & of_entry)
