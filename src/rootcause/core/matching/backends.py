@@ -9,6 +9,7 @@ two HTTP client errors from different services do ("429 Client Error: Too Many R
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import cache
 
 # Each backend and the words that name it. Device runtimes and collective libraries both count:
@@ -37,13 +38,14 @@ def _cached(text: str) -> frozenset[str]:
     return backends_named(text)
 
 
+def _disjoint(of_line: frozenset[str], entry_text: str, of_entry: Callable[[str], frozenset[str]]) -> bool:
+    """True when the line names some, the entry names some, and they share none."""
+    return bool(of_line) and bool(named := of_entry(entry_text)) and not (of_line & named)
+
+
 def other_backend(line: str, entry_text: str) -> bool:
     """True when the line and the entry each name a backend and share none."""
-    named = backends_named(line)
-    if not named:
-        return False
-    of_entry = _cached(entry_text)
-    return bool(of_entry) and not (named & of_entry)
+    return _disjoint(backends_named(line), entry_text, _cached)
 
 
 _URL_HOST = re.compile(r"https?://([a-z0-9.-]+)")
@@ -61,8 +63,4 @@ def _cached_sites(text: str) -> frozenset[str]:
 
 def other_site(line: str, entry_text: str) -> bool:
     """True when the line and the entry each name a site by URL and share none."""
-    named = sites_named(line)
-    if not named:
-        return False
-    of_entry = _cached_sites(entry_text)
-    return bool(of_entry) and not (named & of_entry)
+    return _disjoint(sites_named(line), entry_text, _cached_sites)
