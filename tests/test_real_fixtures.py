@@ -37,6 +37,8 @@ def test_captured_log_is_diagnosed_as_expected(index, name: str) -> None:
     assert ids and ids[0] == expected["first"], ids
     for other in expected.get("also", []):
         assert other in ids, (other, ids)
+    for wrong in expected.get("never", []):
+        assert wrong not in ids, (wrong, ids)
     first = d.findings[0]
     lines = path.read_bytes().decode("utf-8", "replace").split("\n")  # the engine counts \n, as editors do
     assert first.lines and lines[first.lines[0].line - 1].rstrip("\r") == first.lines[0].text.rstrip("\r")
