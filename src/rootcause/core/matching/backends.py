@@ -1,4 +1,4 @@
-"""Which backend and which web host a text names: a Gloo line is never claimed, by wording alone, for an
+"""Which backend and which site a text names: a Gloo line is never claimed, by wording alone, for an
 NCCL entry, and a 429 from api.openai.com never for a Hugging Face Hub entry.
 
 Pattern matches are exact and need no such guard; the lexical stage guesses from shared words, and
