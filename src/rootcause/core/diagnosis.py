@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
-from rootcause.core.matching.backends import other_backend, other_site
+from rootcause.core.matching.backends import foreign_to
 from rootcause.core.matching.index import CompiledIndex
 from rootcause.core.matching.scan import Hit, ScanResult, SourceScanner, iter_text_chunks
 from rootcause.core.model import Entry, Role
@@ -270,12 +270,12 @@ def diagnose_sources(
     nearest: list[Candidate] = []
     nearest_best: dict[str, Candidate] = {}
     for order, source_name, line_no, raw, clean, rank in lexical_lines:
+        foreign = foreign_to(clean)
         for entry_id, sim in index.lexical.search(clean, limit=3):
             if entry_id in groups and groups[entry_id].matched_by == "pattern":
                 continue
             entry = index.entries[entry_id]
-            foreign = other_backend(clean, entry.signature) or other_site(clean, entry.signature)
-            claimable = not entry.generic and not foreign
+            claimable = not entry.generic and not foreign(entry.signature)
             if sim >= LEXICAL_THRESHOLD and claimable:
                 hit = Hit(-1, line_no, line_no, raw[:2000], clean[:2000], {}, rank)
                 group = groups.get(entry_id)

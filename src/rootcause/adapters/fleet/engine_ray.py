@@ -18,7 +18,7 @@ import ray
 
 from rootcause.adapters.fleet.output import FleetSink
 from rootcause.adapters.fleet.payload import IndexPayload
-from rootcause.adapters.fleet.run import FleetOptions, FleetRun, LogRef, Progress
+from rootcause.adapters.fleet.run import FleetOptions, FleetRun, LogRef, Progress, plain_record
 from rootcause.adapters.fleet.worker import FleetScanner, LogText, mtime_of, triage_job
 from rootcause.core.fleet.layout import Layout
 from rootcause.core.fleet.rows import FINDING_COLUMNS, JOB_COLUMNS
@@ -51,18 +51,6 @@ def _triage_group(budget: int, scanned_at: int):
         return pd.DataFrame([row], columns=list(JOB_COLUMNS), dtype=object)
 
     return triage
-
-
-def _clean(record: dict[str, Any]) -> dict[str, Any]:
-    out = {}
-    for k, v in record.items():
-        if v is None or (isinstance(v, float) and v != v):
-            out[k] = None
-        elif hasattr(v, "item"):  # numpy scalars
-            out[k] = v.item()
-        else:
-            out[k] = v
-    return out
 
 
 class RayEngine:
@@ -111,7 +99,7 @@ class RayEngine:
         )
         run = FleetRun()
         for batch in found.iter_batches(batch_format="pandas", batch_size=None):
-            rows = [_clean(r) for r in batch.to_dict("records")]
+            rows = [plain_record(r) for r in batch.to_dict("records")]
             kept = []
             for r in rows:
                 if r["kind"] == STATS:
@@ -128,7 +116,7 @@ class RayEngine:
             verdicts = listing.groupby("job").map_groups(
                 _triage_group(options.group_budget, scanned_at), batch_format="pandas"
             )
-            jobs = [_clean(r) for r in verdicts.take_all()]
+            jobs = [plain_record(r) for r in verdicts.take_all()]
             sink.write_jobs(jobs)
             run.jobs = len(jobs)
         return run

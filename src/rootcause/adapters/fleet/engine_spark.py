@@ -27,7 +27,7 @@ from pyspark.sql.types import (
 
 from rootcause.adapters.fleet.output import FleetSink
 from rootcause.adapters.fleet.payload import IndexPayload
-from rootcause.adapters.fleet.run import FleetOptions, FleetRun, LogRef, Progress
+from rootcause.adapters.fleet.run import FleetOptions, FleetRun, LogRef, Progress, plain_record
 from rootcause.adapters.fleet.worker import FleetScanner, LogText, triage_job
 from rootcause.core.fleet.layout import Layout
 from rootcause.core.fleet.rows import FINDING_COLUMNS, JOB_COLUMNS
@@ -86,10 +86,6 @@ def _triage_groups(budget: int, scanned_at: int):
     return triage
 
 
-def _value(v: object) -> object:
-    return None if v is None or (isinstance(v, float) and v != v) else v
-
-
 class SparkEngine:
     def scan(
         self,
@@ -139,7 +135,7 @@ class SparkEngine:
             run = FleetRun()
             batch: list[dict] = []
             for row in found.toLocalIterator():
-                record = {k: _value(v) for k, v in row.asDict().items()}
+                record = plain_record(row.asDict())
                 if record["kind"] == STATS:
                     logs, nbytes, diagnosed = json.loads(record["text"])
                     run.logs += logs
@@ -165,7 +161,7 @@ class SparkEngine:
                     ),
                 )
                 verdicts = listing.groupBy("job").applyInPandas(_triage_groups(options.group_budget, scanned_at), JOBS)
-                jobs = [{k: _value(v) for k, v in r.asDict().items()} for r in verdicts.toLocalIterator()]
+                jobs = [plain_record(r.asDict()) for r in verdicts.toLocalIterator()]
                 sink.write_jobs(jobs)
                 run.jobs = len(jobs)
             return run

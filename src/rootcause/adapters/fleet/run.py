@@ -5,7 +5,7 @@ from __future__ import annotations
 import glob
 import importlib
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -56,6 +56,19 @@ class FleetRun:
     jobs: int = 0
     seconds: float = 0.0
     meta: dict[str, Any] = field(default_factory=dict)
+
+
+def plain_record(record: Mapping[str, Any]) -> dict[str, Any]:
+    """An engine's row as plain Python values for the sink: NaN (pandas' missing) as None, numpy scalars unwrapped."""
+    out: dict[str, Any] = {}
+    for key, value in record.items():
+        if value is None or (isinstance(value, float) and value != value):
+            out[key] = None
+        elif hasattr(value, "item"):  # numpy scalars
+            out[key] = value.item()
+        else:
+            out[key] = value
+    return out
 
 
 class Progress(Protocol):

@@ -34,7 +34,7 @@ def backends_named(text: str) -> frozenset[str]:
 
 
 @cache
-def _cached(text: str) -> frozenset[str]:
+def _cached_backends(text: str) -> frozenset[str]:
     return backends_named(text)
 
 
@@ -45,7 +45,7 @@ def _disjoint(of_line: frozenset[str], entry_text: str, of_entry: Callable[[str]
 
 def other_backend(line: str, entry_text: str) -> bool:
     """True when the line and the entry each name a backend and share none."""
-    return _disjoint(backends_named(line), entry_text, _cached)
+    return _disjoint(backends_named(line), entry_text, _cached_backends)
 
 
 _URL_HOST = re.compile(r"https?://([a-z0-9.-]+)")
@@ -64,3 +64,11 @@ def _cached_sites(text: str) -> frozenset[str]:
 def other_site(line: str, entry_text: str) -> bool:
     """True when the line and the entry each name a site by URL and share none."""
     return _disjoint(sites_named(line), entry_text, _cached_sites)
+
+
+def foreign_to(line: str) -> Callable[[str], bool]:
+    """A test of entry texts, reading the line once: True for an entry naming only other backends or other sites."""
+    backends, sites = backends_named(line), sites_named(line)
+    return lambda entry_text: _disjoint(backends, entry_text, _cached_backends) or _disjoint(
+        sites, entry_text, _cached_sites
+    )
