@@ -23,9 +23,11 @@ from pydantic import BaseModel, Field
 
 from rootcause.core.matching.backends import foreign_to
 from rootcause.core.matching.index import CompiledIndex
+from rootcause.core.matching.lexical import is_boilerplate
 from rootcause.core.matching.scan import Hit, ScanResult, SourceScanner, iter_text_chunks
-from rootcause.core.model import Entry, Role
+from rootcause.core.model import Entry, Role, Verification
 from rootcause.core.triage.model import TriageReport
+from rootcause.core.unclassified import UnclassifiedException, unclassified
 from rootcause.core.versions import Environment, VersionVerdict, verdict
 
 if TYPE_CHECKING:
@@ -35,7 +37,9 @@ JSON_SCHEMA_VERSION = 1
 PATTERN_SCORE = 0.95
 GENERIC_SCORE = 0.40
 LEXICAL_THRESHOLD = 0.55  # calibrated: tests/test_lexical_calibration.py, bench/README.md
+LEXICAL_MAX_SHARE = 0.02  # a lexical claim needs a shared word that at most this share of the canon's entries hold
 NEAREST_FLOOR = 0.25
+MAX_UNCLASSIFIED = 5
 MAX_LINES_PER_FINDING = 5
 ROLE_ORDER = {Role.CAUSE: 0, Role.SYMPTOM: 1, Role.WRAPPER: 2}
 
@@ -80,6 +84,7 @@ class Finding(BaseModel):
     root_cause: str
     workarounds: list[WorkaroundView]
     dead_ends: list[DeadEndView]
+    verification: str = Verification.COMMUNITY.value  # ai_generated: shown as unverified, AI-generated
 
 
 class Candidate(BaseModel):
@@ -106,6 +111,7 @@ class Diagnosis(BaseModel):
     inputs: list[InputSummary] = []
     truncated_hits: int = 0
     triage: TriageReport | None = None
+    unclassified: list[UnclassifiedException] = []  # Python exceptions no known error explains (not findings)
 
 
 @dataclass
@@ -181,6 +187,7 @@ def _finding(group: _Group, env: Environment) -> Finding:
         root_cause=entry.root_cause,
         workarounds=_top_workarounds(entry),
         dead_ends=_dead_ends(entry),
+        verification=entry.verification.value,
     )
 
 
@@ -197,6 +204,40 @@ def _rank_key(group: _Group) -> tuple[int, int, int, int, int, int]:
         *group.first,
         -group.specificity,
     )
+
+
+def _linked(a: Entry, b: Entry) -> bool:
+    return any(r.id == b.id for r in a.related) or any(r.id == a.id for r in b.related)
+
+
+def _grounded_first(ordered: list[_Group]) -> list[_Group]:
+    """An AI-generated entry never ranks above a grounded entry it is linked to: it moves just below it."""
+    out = list(ordered)
+    for group in ordered:
+        if group.entry.verification is not Verification.AI_GENERATED:
+            continue
+        here = out.index(group)
+        below = [i for i, g in enumerate(out) if i > here and g.entry.verification is not Verification.AI_GENERATED
+                 and _linked(group.entry, g.entry)]
+        if below:
+            out.insert(below[-1], out.pop(here))
+    return out
+
+
+def _unclassified(groups: list[_Group], explained: set[tuple[str, int]]) -> list[UnclassifiedException]:
+    """The catch-all's hits as facts: exceptions in the ML stack whose line no finding explains."""
+    out: list[UnclassifiedException] = []
+    seen: set[tuple[str, str]] = set()
+    for group in groups:
+        for src, hit in group.hits:
+            exc, message = hit.params.get("exc", ""), hit.params.get("message", "")
+            if (src, hit.line) in explained or (exc, message) in seen:
+                continue
+            seen.add((exc, message))
+            item = unclassified(exc, message, src, hit.line, hit.raw, hit.context)
+            if item is not None and len(out) < MAX_UNCLASSIFIED:
+                out.append(item)
+    return out
 
 
 def _drop_redundant_generics(ordered: list[_Group]) -> list[_Group]:
@@ -270,12 +311,18 @@ def diagnose_sources(
     nearest: list[Candidate] = []
     nearest_best: dict[str, Candidate] = {}
     for order, source_name, line_no, raw, clean, rank in lexical_lines:
+        if is_boilerplate(clean):
+            continue  # a frame line or a traceback header says nothing about the cause
         foreign = foreign_to(clean)
         for entry_id, sim in index.lexical.search(clean, limit=3):
             if entry_id in groups and groups[entry_id].matched_by == "pattern":
                 continue
             entry = index.entries[entry_id]
-            claimable = not entry.generic and not foreign(entry.signature)
+            claimable = (
+                not entry.generic
+                and not foreign(entry.signature)
+                and index.lexical.shares_distinctive(clean, entry_id, LEXICAL_MAX_SHARE)
+            )
             if sim >= LEXICAL_THRESHOLD and claimable:
                 hit = Hit(-1, line_no, line_no, raw[:2000], clean[:2000], {}, rank)
                 group = groups.get(entry_id)
@@ -296,7 +343,10 @@ def diagnose_sources(
                     )
 
     effective_env = {**detected, **(env or {})}
-    ordered = _drop_redundant_generics(sorted(groups.values(), key=_rank_key))
+    ordered = _grounded_first(_drop_redundant_generics(sorted(groups.values(), key=_rank_key)))
+    catch_alls = [g for g in ordered if g.entry.catch_all]
+    ordered = [g for g in ordered if not g.entry.catch_all]
+    explained = {(src, hit.line) for g in ordered for src, hit in g.hits}
     findings = [_finding(g, effective_env) for g in ordered]
     reason = None
     if not findings:
@@ -313,6 +363,7 @@ def diagnose_sources(
         environment=effective_env,
         inputs=inputs,
         truncated_hits=truncated,
+        unclassified=_unclassified(catch_alls, explained),
     )
 
 

@@ -109,6 +109,8 @@ def diagnose(
     # one pass: the scan feeds the triage the lines that hold its keywords; Flight Recorder dumps go to it alone
     triage, named = start_triage(named)
     d = run_diagnosis(named, env, list(canon), show_progress=sys.stdout.isatty() and not no_progress, triage=triage)
+    if d.inputs and not any(i.bytes for i in d.inputs):
+        raise UsageError("nothing to read: the input is empty")
     if holds_several_ranks(d) or triage.has_dumps:
         finish_triage(d, triage)
     if output == "json":

@@ -24,6 +24,8 @@ WRAP_WIDTHS = frozenset({80, 100, 120, 132, 150, 160, 200, 240})
 LEXICAL_KEEP = 100  # error-looking lines kept for the lexical stage, first and last
 MAX_LINE = 64 << 10  # longer lines are cut for matching (hostile input)
 OVERLAP_LIMIT = 256 << 10  # at most this much of a chunk is carried into the next scan
+MAX_CONTEXT = 8 << 10  # the most of a multi-line match's window a hit keeps
+MAX_CONTEXTS = 256  # hits that keep their window, per input
 
 
 @dataclass(slots=True)
@@ -35,6 +37,7 @@ class Hit:
     clean: str
     params: dict[str, str]
     rank: int | None
+    context: str = ""  # a multi-line pattern's window (the lines before, cleaned): the traceback's frames
 
 
 @dataclass
@@ -75,6 +78,7 @@ class SourceScanner:
         self._overlap = b""  # the previous chunk's last lines, for windows across chunks
         self._errorish_raw: deque[tuple[int, bytes]] = deque(maxlen=2 * LEXICAL_KEEP)
         self._errorish_pending: list[tuple[bytes, list[int], int, int]] = []  # (chunk, offsets, lo, base)
+        self._contexts = 0
 
     # -- feeding ----------------------------------------------------------------------------
     def feed(self, data: bytes) -> None:
@@ -319,7 +323,12 @@ class SourceScanner:
                     self.result.truncated_hits += 1
                     continue
                 first = line_no - (text.count("\n") if window > 1 else 0)
-                self.result.hits.append(Hit(p, line_no, first, raw[:2000], clean.text[:2000], params, clean.rank))
+                context = ""
+                if window > 1 and self._contexts < MAX_CONTEXTS:  # bounded: hostile logs repeat tracebacks
+                    context, self._contexts = text[-MAX_CONTEXT:], self._contexts + 1
+                self.result.hits.append(
+                    Hit(p, line_no, first, raw[:2000], clean.text[:2000], params, clean.rank, context)
+                )
         return matched
 
     def _repair_wrapped(self, lines: list[str]) -> None:

@@ -6,7 +6,13 @@ from __future__ import annotations
 from typing import Any
 
 from rootcause.core.diagnosis import Diagnosis, Finding
-from rootcause.core.render.diagnosis_view import diagnosis_markdown, finding_label, finding_where
+from rootcause.core.render.diagnosis_view import (
+    UNVERIFIED_NOTICE,
+    diagnosis_markdown,
+    finding_label,
+    finding_where,
+    unclassified_lines,
+)
 from rootcause.core.render.html import entry_href, environment
 
 
@@ -37,6 +43,7 @@ def _finding(f: Finding, root: str) -> dict[str, Any]:
             for w in f.workarounds
         ],
         "dead_ends": [{"action": d.action, "why_fails": d.why_fails} for d in f.dead_ends],
+        "unverified": f.verification == "ai_generated",
     }
 
 
@@ -60,6 +67,8 @@ def diagnosis_context(d: Diagnosis, root: str = "") -> dict[str, Any]:
         "environment": ", ".join(f"{k}=={v}" for k, v in sorted(d.environment.items())),
         "inputs": [i.model_dump() for i in d.inputs],
         "truncated": d.truncated_hits,
+        "unverified_notice": UNVERIFIED_NOTICE,
+        "unclassified": [unclassified_lines(u) for u in d.unclassified],
         "markdown": diagnosis_markdown(d),
     }
 

@@ -8,6 +8,12 @@ from rich.panel import Panel
 from rich.text import Text
 
 from rootcause.core.diagnosis import Diagnosis, Finding
+from rootcause.core.unclassified import UnclassifiedException
+
+UNVERIFIED_NOTICE = (
+    "unverified, AI-generated: no person has checked this entry against a source; prefer the entries above"
+)
+UNCLASSIFIED_TITLE = "Unclassified Python exception"
 
 
 def finding_where(f: Finding) -> str:
@@ -45,6 +51,13 @@ def finding_label(f: Finding) -> str:
     return ", ".join(tags)
 
 
+def unclassified_lines(u: UnclassifiedException) -> list[str]:
+    """The facts of an exception no known error explains, one per line (no diagnosis)."""
+    out = [f"{u.exception}: {u.message}", f"raised at {u.last_frame}" if u.last_frame else ""]
+    out += [f"seen at {u.source}:{u.line}", f"through {', '.join(u.stack)} ({u.frames} frames)"]
+    return [line for line in out if line]
+
+
 def _md_code(text: str) -> str:
     fence = "```"
     while fence in text:
@@ -59,9 +72,14 @@ def diagnosis_markdown(d: Diagnosis) -> str:
         if d.nearest:
             lines += ["Nearest candidates (below the threshold, not a diagnosis):", ""]
             lines += [f"- `{c.id}` (similarity {c.score:.2f}): {c.signature}" for c in d.nearest]
+        for u in d.unclassified:
+            lines += ["", f"## {UNCLASSIFIED_TITLE} (not a known error)", ""]
+            lines += [f"- {fact}" for fact in unclassified_lines(u)]
         return "\n".join(lines) + "\n"
     for n, f in enumerate(d.findings, 1):
         lines.append(f"## {n}. `{f.id}` — score {f.score:.2f} ({finding_label(f)})")
+        if f.verification == "ai_generated":
+            lines += ["", f"> **{UNVERIFIED_NOTICE}**"]
         lines += ["", f"**{f.signature}**", "", f"Seen at `{finding_where(f)}`:", ""]
         lines.append(_md_code("\n".join(ref.text for ref in f.lines[:3])))
         if f.params:
@@ -96,9 +114,14 @@ def diagnosis_rich(d: Diagnosis) -> RenderableType:
             parts.append(Text(d.abstain_reason, style="dim"))
         for c in d.nearest:
             parts.append(Text(f"  nearest (not a diagnosis): {c.id}  similarity {c.score:.2f}", style="dim"))
+        for u in d.unclassified:
+            body = Text("\n".join(unclassified_lines(u)))
+            parts.append(Panel(body, title=f"{UNCLASSIFIED_TITLE} (not a known error)", title_align="left"))
         return Group(*parts)
     for n, f in enumerate(d.findings, 1):
         body = Text()
+        if f.verification == "ai_generated":
+            body.append(f"⚠ {UNVERIFIED_NOTICE}\n", style="bold yellow")
         body.append(f.signature + "\n", style="bold red")
         body.append(f"at {finding_where(f)}\n", style="cyan")
         for ref in f.lines[:2]:
