@@ -29,7 +29,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +56,7 @@ class Answer:
 
     claim: str | None
     findings: tuple[str, ...] = ()
+    claimed_by: str | None = None  # pattern | lexical
 
 
 @dataclass
@@ -140,6 +141,8 @@ def load_corpus(root: Path) -> list[Case]:
                 raise SystemExit(f"{path}: a corpus file holds a YAML list of cases")
             for n, item in enumerate(items):
                 case = _case(item, default_kind, f"{path}: item {n}")
+                if case.kind == "negative":  # grouped by the stack they come from, not by their many repositories
+                    case = replace(case, repo=f"negatives: {path.stem}")
                 if case.id in seen:
                     raise SystemExit(f"{path}: item {n}: id {case.id!r} appears twice")
                 seen.add(case.id)
@@ -175,8 +178,11 @@ def engine() -> Callable[[str], Answer]:
 
     def answer(paste: str) -> Answer:
         d = diagnose_sources([SourceInput("<paste>", iter_text_chunks(paste))], index)
-        claims = [f.id for f in d.findings if f.matched_by in CLAIMING and not index.entries[f.id].catch_all]
-        return Answer(claims[0] if claims else None, tuple(f.id for f in d.findings))
+        claims = [f for f in d.findings if f.matched_by in CLAIMING and not index.entries[f.id].catch_all]
+        first = claims[0] if claims else None
+        return Answer(
+            first.id if first else None, tuple(f.id for f in d.findings), first.matched_by if first else None
+        )
 
     return answer
 
@@ -286,7 +292,8 @@ def show(cases: list[Case], answers: dict[str, Answer], what: str) -> str:
         claimed_negative = case.kind == "negative" and a.claim is not None
         if {"wrong": wrong, "missed": missed, "negatives": claimed_negative}[what]:
             head = case.paste.strip().splitlines()[:3]
-            lines.append(f"{case.id}: expected {list(case.expected)} got {a.claim} (all {list(a.findings)})")
+            got = f"{a.claim} by {a.claimed_by}" if a.claim else "nothing"
+            lines.append(f"{case.id}: expected {list(case.expected)} got {got} (all {list(a.findings)})")
             lines += [f"    {h[:160]}" for h in head]
     return "\n".join(lines) + "\n"
 

@@ -42,7 +42,23 @@ _FRAMING = [
     ),
     # Slurm "srun --label": "3: message"
     ("slurm", re.compile(r"^\s{0,3}(?P<slurm_rank>\d{1,5}): ")),
+    # Ray's worker prefix "(RayWorkerWrapper pid=37007, ip=10.0.0.1) " and vLLM's "ERROR 06-12 15:44:15 file.py:148] "
+    ("ray", re.compile(r"^\((?:\w+ )?pid=\d+(?:, ip=[\d.]+)?\)\s")),
+    ("vllm", re.compile(r"^(?:INFO|WARNING|ERROR|DEBUG|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? [\w.]+:\d+\]\s")),
+    # DeepSpeed's logger site after its time and level: "[launch.py:434:sigkill_handler] "
+    ("site", re.compile(r"^\[[\w.]+\.py:\d+:\w+\]\s")),
+    # What users add around a paste: "> " quotes, markdown fences and emphasis, list bullets, shell prompts
+    ("quote", re.compile(r"^\s{0,3}>(?: |$)")),
+    ("fence", re.compile(r"^\s{0,3}(?:```+|~~~+)(?:[\w+-]+\s+)?(?=\S)")),
+    ("emphasis", re.compile(r"^(\*\*|__)(?=\S)(?=.*\S\1\s*$)")),
+    ("bullet", re.compile(r"^\s{0,3}(?:[-+]|\*(?!\*)|\d{1,2}\.)\s+(?=\S)")),
+    ("prompt", re.compile(r"^(?:\([\w.-]+\)\s+)?(?:[\w.-]+@[\w.-]+:[^\s$#]*\s?)?[$#]\s+(?=\S)")),
+    ("repl", re.compile(r"^(?:>>>|\.\.\.|In \[\d+\]:)\s")),
+    ("backtick", re.compile(r"^`(?=[^`\s])")),
 ]
+# Closing markup users leave at the end of a pasted line: a fence or a backtick, and emphasis opened in front.
+_TRAILING_MARKUP = re.compile(r"(?<=\S)`+\s*$")
+_TRAILING_EMPHASIS = re.compile(r"(?<=\S)(?:\*\*|__)\s*$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +75,7 @@ def strip_framing(line: str) -> CleanLine:
     line = line.rstrip("\r\n")
     rank: int | None = None
     local_rank: int | None = None
+    emphasised = False
     for _ in range(8):
         for kind, rx in _FRAMING:
             m = rx.match(line)
@@ -71,10 +88,16 @@ def strip_framing(line: str) -> CleanLine:
                 local_rank = int(groups["local_rank"])
             elif kind == "slurm" and rank is None:
                 rank = int(groups["slurm_rank"])
+            elif kind == "emphasis":
+                emphasised = True
             line = line[m.end() :]
             break
         else:
             break
+    if emphasised:
+        line = _TRAILING_EMPHASIS.sub("", line)
+    if "`" in line[-4:]:
+        line = _TRAILING_MARKUP.sub("", line)
     return CleanLine(line, rank, local_rank)
 
 

@@ -20,7 +20,8 @@ from rootcause.core.normalize import CleanLine, strip_framing
 from rootcause.core.versions import Environment, versions_in_line
 
 CHUNK_LIMIT = 4 << 20
-WRAP_WIDTHS = frozenset({80, 100, 120, 132, 150, 160, 200, 240})
+WRAP_WIDTHS = frozenset({80, 100, 120, 132, 150, 160, 200, 240})  # terminals cut mid-word at these
+HAND_WRAP = (60, 120)  # users and mail clients break between words at about these widths
 LEXICAL_KEEP = 100  # error-looking lines kept for the lexical stage, first and last
 MAX_LINE = 64 << 10  # longer lines are cut for matching (hostile input)
 OVERLAP_LIMIT = 256 << 10  # at most this much of a chunk is carried into the next scan
@@ -332,22 +333,26 @@ class SourceScanner:
         return matched
 
     def _repair_wrapped(self, lines: list[str]) -> None:
-        """Terminals wrap long lines at a fixed width; rejoin and match them (small inputs)."""
+        """Terminals wrap long lines at a fixed width, users and mail clients between words; rejoin and match
+        them (small inputs)."""
         seen = {(h.pattern, h.line) for h in self.result.hits}
         for i in range(len(lines) - 1):
-            width = len(lines[i].rstrip("\r"))
-            if width not in WRAP_WIDTHS:
-                continue
-            joined = strip_framing(lines[i].rstrip("\r") + lines[i + 1])
-            for p in self.index.candidates(joined.text, 1, self._scratch):
-                if (p, i + 1) in seen or (p, i + 2) in seen:
-                    continue
-                params = self.index.confirm(p, joined.text)
-                if params is not None:
-                    self.result.hits.append(
-                        Hit(p, i + 2, i + 1, lines[i] + lines[i + 1], joined.text, params, joined.rank)
-                    )
-                    seen.add((p, i + 2))
+            first = lines[i].rstrip("\r")
+            width = len(first)
+            joins = [strip_framing(first + lines[i + 1])] if width in WRAP_WIDTHS else []
+            if HAND_WRAP[0] <= width <= HAND_WRAP[1]:
+                head = strip_framing(first)
+                joins.append(CleanLine(f"{head.text} {strip_framing(lines[i + 1]).text.lstrip()}", head.rank))
+            for joined in joins:
+                for p in self.index.candidates(joined.text, 1, self._scratch):
+                    if (p, i + 1) in seen or (p, i + 2) in seen:
+                        continue
+                    params = self.index.confirm(p, joined.text)
+                    if params is not None:
+                        self.result.hits.append(
+                            Hit(p, i + 2, i + 1, lines[i] + lines[i + 1], joined.text, params, joined.rank)
+                        )
+                        seen.add((p, i + 2))
 
 
 _ERRORISH = re.compile(ERRORISH_REGEX)
