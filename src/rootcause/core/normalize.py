@@ -96,7 +96,7 @@ def strip_framing(line: str) -> CleanLine:
             break
     if emphasised:
         line = _TRAILING_EMPHASIS.sub("", line)
-    if "`" in line[-4:]:
+    if "`" in line[-4:] and line.count("`") % 2:  # an unbalanced closing backtick or fence, not `code` in a message
         line = _TRAILING_MARKUP.sub("", line)
     return CleanLine(line, rank, local_rank)
 
