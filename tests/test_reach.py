@@ -138,3 +138,31 @@ def test_ai_generated_finding_shows_the_unverified_notice_below_the_grounded_one
     grounded, seed = out.index("pytorch/nccl-watchdog-timeout-legacy"), out.index("pytorch/nccl-timeout-allreduce")
     notice = out.index("unverified, AI-generated")
     assert grounded < seed < notice
+
+
+def test_a_consequence_line_answers_with_its_failure_marked_as_consequence(index) -> None:
+    d = diagnose_text("AttributeError: '_OpNamespace' 'image' object has no attribute 'decode_jpeg'", index)
+    assert [(f.id, f.consequence) for f in d.findings] == [("pytorch/vision-image-extension-load-failed", True)]
+    both = diagnose_text(
+        "UserWarning: Failed to load image Python extension: ''\n"
+        "AttributeError: '_OpNamespace' 'image' object has no attribute 'decode_jpeg'\n",
+        index,
+    )
+    vision = [f for f in both.findings if f.id == "pytorch/vision-image-extension-load-failed"]
+    assert len(vision) == 1 and not vision[0].consequence and vision[0].count == 2, "its own line was seen"
+
+
+def test_a_stable_head_cut_after_the_first_sentence_still_matches(index) -> None:
+    from rootcause.core.matching.heads import derive_heads, literal_prefix, sentence_heads
+
+    assert literal_prefix(r"Some NCCL operations have failed or timed out\. Due to (?P<x>\w+)") == (
+        "Some NCCL operations have failed or timed out. Due to "
+    )
+    assert sentence_heads(r"Some NCCL operations have failed or timed out\. Due to") == [
+        "Some NCCL operations have failed or timed out"
+    ]
+    assert sentence_heads(r"Short one\. Then more text") == [], "too short to name an error on its own"
+    assert _ids("RuntimeError: Some NCCL operations have failed or timed out.", index)[:1] == [
+        "pytorch/nccl-operations-failed-teardown"
+    ]
+    assert all(regex.endswith(r"\.?\s*$") for _, regex, _ in derive_heads(list(index.entries.values())))

@@ -85,6 +85,7 @@ class Finding(BaseModel):
     workarounds: list[WorkaroundView]
     dead_ends: list[DeadEndView]
     verification: str = Verification.COMMUNITY.value  # ai_generated: shown as unverified, AI-generated
+    consequence: bool = False  # seen only through lines the failure causes later (the failure's own line is absent)
 
 
 class Candidate(BaseModel):
@@ -157,6 +158,7 @@ class _Group:
     hits: list[tuple[str, Hit]]
     count: int = 0
     specificity: int = 0
+    consequence: bool = True  # every hit so far came from a consequence pattern
 
 
 def _finding(group: _Group, env: Environment) -> Finding:
@@ -188,6 +190,7 @@ def _finding(group: _Group, env: Environment) -> Finding:
         workarounds=_top_workarounds(entry),
         dead_ends=_dead_ends(entry),
         verification=entry.verification.value,
+        consequence=group.matched_by == "pattern" and group.consequence,
     )
 
 
@@ -303,6 +306,7 @@ def diagnose_sources(
             if here == group.first:
                 group.specificity = max(group.specificity, index.patterns[hit.pattern].specificity)
             group.count += 1
+            group.consequence = group.consequence and index.patterns[hit.pattern].consequence
             if len(group.hits) < 64:
                 group.hits.append((source.name, hit))
         for line_no, raw, clean, rank in result.errorish:

@@ -52,6 +52,7 @@ class CompiledPattern:
     names: tuple[str, ...]
     rx: Any  # re2._Regexp
     specificity: int  # literal characters: breaks ties between entries matching one line
+    consequence: bool = False  # a line the entry's failure causes later, not the failure itself
 
 
 class CompiledIndex:
@@ -70,7 +71,9 @@ class CompiledIndex:
                     raise PatternError(f"{entry.id}: patterns.{n}: {exc}") from None
                 names = tuple(group_names(p.regex))
                 specificity = literal_length(p.regex)
-                self.patterns.append(CompiledPattern(entry.id, p.regex, p.window, names, rx, specificity))
+                self.patterns.append(
+                    CompiledPattern(entry.id, p.regex, p.window, names, rx, specificity, p.consequence)
+                )
         # a message's stable head on its own (a paste cut after the first sentence): core/matching/heads.py
         for entry_id, regex, length in derive_heads(list(self.entries.values())):
             self.patterns.append(CompiledPattern(entry_id, regex, 1, (), compile_re2(regex), length))

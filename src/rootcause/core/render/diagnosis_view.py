@@ -48,6 +48,8 @@ def finding_label(f: Finding) -> str:
         tags.append("generic")
     if f.role != "cause":
         tags.append(f.role)
+    if f.consequence:
+        tags.append("seen through a consequence: the failure's own line is not in the input")
     return ", ".join(tags)
 
 
