@@ -152,17 +152,22 @@ def test_a_consequence_line_answers_with_its_failure_marked_as_consequence(index
     assert len(vision) == 1 and not vision[0].consequence and vision[0].count == 2, "its own line was seen"
 
 
-def test_a_stable_head_cut_after_the_first_sentence_still_matches(index) -> None:
-    from rootcause.core.matching.heads import derive_heads, literal_prefix, sentence_heads
+def test_a_message_cut_after_its_stable_head_still_matches(index) -> None:
+    from rootcause.core.matching.heads import truncated
 
-    assert literal_prefix(r"Some NCCL operations have failed or timed out\. Due to (?P<x>\w+)") == (
-        "Some NCCL operations have failed or timed out. Due to "
-    )
-    assert sentence_heads(r"Some NCCL operations have failed or timed out\. Due to") == [
-        "Some NCCL operations have failed or timed out"
-    ]
-    assert sentence_heads(r"Short one\. Then more text") == [], "too short to name an error on its own"
+    cut = truncated(r"failed \(exitcode: (?P<exitcode>[1-9]\d*)\) local_rank: (?P<rank>\d+) \(pid: \d+\) of binary:")
+    assert cut is not None and cut.endswith(r"\s*$") and "(?P<rank>" in cut
+    assert truncated(r"Short one\. Then (?P<x>\w+)") is None, "too short to name an error on its own"
+    assert truncated(r"alpha error|beta error with a long enough text") is None, "a top-level alternation is not cut"
     assert _ids("RuntimeError: Some NCCL operations have failed or timed out.", index)[:1] == [
         "pytorch/nccl-operations-failed-teardown"
     ]
-    assert all(regex.endswith(r"\.?\s*$") for _, regex, _ in derive_heads(list(index.entries.values())))
+    line = "E0727 16:36:50.118000 1282 torch/distributed/elastic/multiprocessing/api.py:826] failed (exitcode: 1) local_rank: 0 (pid: 840146)"
+    assert _ids(line, index)[:1] == ["pytorch/elastic-child-failed"]
+    full = diagnose_text(line + " of binary: /usr/bin/python", index).findings
+    assert [f.count for f in full if f.id == "pytorch/elastic-child-failed"] == [1], "no second hit from the cut form"
+
+
+def test_a_line_cut_before_the_words_that_tell_two_entries_apart_names_neither(index) -> None:
+    d = diagnose_text("RuntimeError: Error(s) in loading state_dict for GenEfficientNet:", index)
+    assert [f.id for f in d.findings if f.id.startswith("pytorch/state-dict")] == []

@@ -209,6 +209,26 @@ def _rank_key(group: _Group) -> tuple[int, int, int, int, int, int]:
     )
 
 
+def _without_ambiguous_truncations(hits: list[Hit], index: CompiledIndex) -> list[Hit]:
+    """A truncated pattern's hit counts only when no full pattern matched the same line (the line is complete, and
+    that entry's) and no other entry's truncated pattern did: a line cut before the words that tell two entries
+    apart names neither."""
+    full = {h.line for h in hits if not index.patterns[h.pattern].truncated}
+    cut_owners: dict[int, set[str]] = {}
+    for h in hits:
+        if index.patterns[h.pattern].truncated:
+            cut_owners.setdefault(h.line, set()).add(index.patterns[h.pattern].entry_id)
+    if not cut_owners:
+        return hits
+    kept = []
+    for h in hits:
+        p = index.patterns[h.pattern]
+        if p.truncated and (h.line in full or len(cut_owners[h.line]) > 1):
+            continue
+        kept.append(h)
+    return kept
+
+
 def _linked(a: Entry, b: Entry) -> bool:
     return any(r.id == b.id for r in a.related) or any(r.id == a.id for r in b.related)
 
@@ -291,7 +311,7 @@ def diagnose_sources(
         inputs.append(InputSummary(name=source.name, lines=result.lines, bytes=result.bytes, rank=source.rank))
         for name, version in result.env.items():
             detected.setdefault(name, version)
-        for hit in result.hits:
+        for hit in _without_ambiguous_truncations(result.hits, index):
             if hit.rank is None and source.rank is not None:
                 hit.rank = source.rank
             entry_id = index.patterns[hit.pattern].entry_id

@@ -1,74 +1,119 @@
-"""A message's stable head matches on its own: a paste cut after the first sentence is still that message.
+"""A message's stable head matches on its own: a paste cut after its first words is still that message.
 
-Users paste the first line of an error and stop, or an issue title holds only its first sentence:
-``Some NCCL operations have failed or timed out.`` is the whole paste, while the entry's pattern goes on
-with ``Due to the asynchronous nature of CUDA kernels``. For every pattern that begins with plain text, each
-sentence of that text long enough to name the error on its own (at least ``MIN_HEAD`` characters and
-``MIN_WORDS`` words) becomes a *head* pattern that matches when the line ends right after it. A head that two
-entries share names neither, and is dropped.
+Users paste the first line of an error and stop, an issue title holds only its first sentence, and a log line
+is cut at a terminal's edge: ``failed (exitcode: 1) local_rank: 0 (pid: 840146)`` is the whole paste, while the
+entry's pattern goes on with `` of binary:``. For every single-line pattern, the *truncated* form matches when
+the line ends at a word boundary anywhere after the pattern's stable head (the first ``MIN_HEAD`` literal
+characters and ``MIN_WORDS`` words, taken whole atom by atom): every parameter capture after the head is in
+effect optional. A truncated form that two entries share names neither, and is dropped.
 """
 
 from __future__ import annotations
 
-import re
+from itertools import pairwise
 
 from rootcause.core.model import Entry
 
 MIN_HEAD = 24
 MIN_WORDS = 4
-_META = set(".^$*+?()[]{}|\\")
-_QUANTIFIERS = set("*+?{")
-_ESCAPED_LITERALS = set(".()[]{}*+?|\\/'\"-:,= ")
+_QUANTIFIER_START = set("*+?{")
+# Where a cut line may end: after a whole word and its punctuation. Never inside the next word: that word is often
+# the parameter that tells entries apart ('triton' in "No module named 'triton'"), and a wildcard would erase it.
+_CUT_END = r"[.:,;]?\s*$"
+_PUNCT_LITERALS = set(".()[]{}*+?|\\/'\"-:,= _<>!@#%&~`;")
 
 
-def literal_prefix(regex: str) -> str:
-    """The plain text a regex demands before its first class, group, alternation or quantifier."""
+def atoms(regex: str) -> list[str] | None:
+    """The regex as a list of top-level atoms (a character, an escape, a class or a group, each with its
+    quantifier); None when it has a top-level alternation, which cannot be cut atom by atom."""
     out: list[str] = []
-    i = 0
-    while i < len(regex):
+    i, n = 0, len(regex)
+    while i < n:
         ch = regex[i]
-        if ch == "\\" and i + 1 < len(regex) and regex[i + 1] in _ESCAPED_LITERALS:
-            char, step = regex[i + 1], 2
-        elif ch in _META:
-            break
+        if ch == "|":
+            return None
+        if ch == "\\":
+            j = i + 2
+        elif ch == "[":
+            j = i + 1
+            if regex[j : j + 1] == "^":
+                j += 1
+            if regex[j : j + 1] == "]":
+                j += 1
+            while j < n and regex[j] != "]":
+                j += 2 if regex[j] == "\\" else 1
+            j += 1
+        elif ch == "(":
+            depth, j = 1, i + 1
+            while j < n and depth:
+                c = regex[j]
+                if c == "\\":
+                    j += 2
+                    continue
+                if c == "[":
+                    j += 1
+                    while j < n and regex[j] != "]":
+                        j += 2 if regex[j] == "\\" else 1
+                depth += {"(": 1, ")": -1}.get(c, 0)
+                j += 1
         else:
-            char, step = ch, 1
-        if regex[i + step : i + step + 1] in _QUANTIFIERS and regex[i + step : i + step + 1]:
-            break  # the character is optional or repeated: not part of a fixed head
-        out.append(char)
-        i += step
-    return "".join(out)
+            j = i + 1
+        if j < n and regex[j] in _QUANTIFIER_START:  # the quantifier belongs to this atom
+            j = regex.find("}", j) + 1 if regex[j] == "{" else j + 1
+            if j < n and regex[j] == "?":
+                j += 1
+        out.append(regex[i:j])
+        i = j
+    return out
 
 
-def _escape(text: str) -> str:
-    return "".join("\\" + c if c in _META else c for c in text)
+def _literal(atom: str) -> str:
+    """The fixed character an atom demands, or '' (a class, a group, anything quantified)."""
+    if len(atom) == 1 and atom not in "^$.":
+        return atom
+    if len(atom) == 2 and atom[0] == "\\" and atom[1] in _PUNCT_LITERALS:
+        return atom[1]
+    return ""
 
 
-def sentence_heads(regex: str) -> list[str]:
-    """The sentences at the start of a pattern's plain text that are long enough to stand alone."""
-    if regex.startswith("^"):
-        return []
-    prefix = literal_prefix(regex)
-    heads = []
-    for m in re.finditer(r"\. ", prefix):
-        head = prefix[: m.start()]
-        if len(head) >= MIN_HEAD and len(head.split()) >= MIN_WORDS:
-            heads.append(head)
-    return heads
+def _is_space(atom: str) -> bool:
+    return atom.startswith((" ", "\\s"))
 
 
-def derive_heads(entries: list[Entry]) -> list[tuple[str, str, int]]:
-    """(entry id, head regex, literal length) for every head that only one entry has."""
-    owners: dict[str, set[str]] = {}
+def truncated(regex: str) -> str | None:
+    """The pattern with everything after its stable head optional, cut at word boundaries, matching only when the
+    line ends there; None when the pattern has no head long enough to name the error alone."""
+    parts = atoms(regex.removesuffix("$") if not regex.endswith("\\$") else regex)
+    if not parts:
+        return None
+    head_end, literal = None, ""
+    cuts: list[int] = []
+    for k, atom in enumerate(parts):
+        literal += _literal(atom) or "\0"
+        if k + 1 < len(parts) and _is_space(parts[k + 1]):
+            words = len(literal.replace("\0", " ").split())
+            if head_end is None and literal.count("\0") <= 2 and len(literal) - literal.count("\0") >= MIN_HEAD:
+                head_end = k + 1 if words >= MIN_WORDS else None
+            elif head_end is not None:
+                cuts.append(k + 1)
+    if head_end is None:
+        return None
+    bounds = [head_end, *cuts]
+    segments = ["".join(parts[a:b]) for a, b in pairwise(bounds)]
+    tail = "".join(f"(?:{s}" for s in segments) + ")?" * len(segments)
+    return "".join(parts[:head_end]) + tail + _CUT_END
+
+
+def derive_heads(entries: list[Entry]) -> list[tuple[str, str, bool]]:
+    """(entry id, truncated pattern, whether it is a consequence pattern) for every single-line pattern that has
+    one, unless another entry derives the same."""
+    owners: dict[str, set[tuple[str, bool]]] = {}
     for entry in entries:
         if entry.catch_all:
             continue
         for p in entry.patterns:
-            if p.window == 1:
-                for head in sentence_heads(p.regex):
-                    owners.setdefault(head, set()).add(entry.id)
-    return [
-        (next(iter(ids)), _escape(head) + r"\.?\s*$", len(head))
-        for head, ids in sorted(owners.items())
-        if len(ids) == 1
-    ]
+            cut = truncated(p.regex) if p.window == 1 else None
+            if cut is not None:
+                owners.setdefault(cut, set()).add((entry.id, p.consequence))
+    unique = [(cut, next(iter(found))) for cut, found in sorted(owners.items()) if len({e for e, _ in found}) == 1]
+    return [(entry_id, cut, consequence) for cut, (entry_id, consequence) in unique]
