@@ -231,9 +231,8 @@ def post_outcome(url: str, token: str, report: OutcomeReport) -> dict[str, Any]:
             result: dict[str, Any] = json.loads(response.read())
             return result
     except urllib.error.HTTPError as exc:
-        raise ToolError(
-            view.flat(f"the service at {url} refused the report (HTTP {exc.code}): {_error_message(exc.read())}", ERROR_MAX)
-        ) from None
+        reason = _error_message(exc.read())
+        raise ToolError(view.flat(f"the service at {url} refused the report (HTTP {exc.code}): {reason}", ERROR_MAX)) from None
     except (urllib.error.URLError, OSError, ValueError) as exc:
         reason = getattr(exc, "reason", exc)
         raise ToolError(f"cannot reach the rootcause service at {url}: {reason}. Nothing was recorded.") from None
