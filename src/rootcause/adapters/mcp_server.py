@@ -232,7 +232,8 @@ def post_outcome(url: str, token: str, report: OutcomeReport) -> dict[str, Any]:
             return result
     except urllib.error.HTTPError as exc:
         reason = _error_message(exc.read())
-        raise ToolError(view.flat(f"the service at {url} refused the report (HTTP {exc.code}): {reason}", ERROR_MAX)) from None
+        message = f"the service at {url} refused the report (HTTP {exc.code}): {reason}"
+        raise ToolError(view.flat(message, ERROR_MAX)) from None
     except (urllib.error.URLError, OSError, ValueError) as exc:
         reason = getattr(exc, "reason", exc)
         raise ToolError(f"cannot reach the rootcause service at {url}: {reason}. Nothing was recorded.") from None
