@@ -9,7 +9,7 @@ from typing import Any
 from fastapi import Request
 
 from rootcause.adapters.canon_files import canon_dirs
-from rootcause.adapters.loading import load_entries, load_index
+from rootcause.adapters.loading import held_canon
 from rootcause.adapters.reproducers import reproducer_views
 from rootcause.adapters.store import Store, canon_fingerprint, open_store
 from rootcause.adapters.web.settings import Settings
@@ -17,7 +17,7 @@ from rootcause.core.matching.index import CompiledIndex
 from rootcause.core.model import Entry
 from rootcause.core.render import render_document
 from rootcause.core.stats import Recomputed, Tally, recompute
-from rootcause.errors import NotFoundError
+from rootcause.errors import CanonError, NotFoundError
 
 _local = threading.local()
 _blob_lock = threading.Lock()
@@ -49,8 +49,11 @@ class ServiceState:
 
     @classmethod
     def load(cls, settings: Settings) -> ServiceState:
-        entries = load_entries(settings.canon)
-        index = load_index(settings.canon)
+        for root in canon_dirs(settings.canon):
+            if not root.is_dir():
+                raise CanonError(str(root), "canon folder does not exist")
+        held = held_canon(settings.canon)  # the process's one loader, shared with the API, MCP and verify
+        entries, index = held.entries, held.index
         store = open_store(settings.database_url)
         fingerprint = canon_fingerprint(entries)
         store.sync_index(entries, fingerprint)
