@@ -21,14 +21,16 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
+from rootcause.core.advice import SHOWN_WORKAROUNDS, rank_workarounds
 from rootcause.core.matching.backends import foreign_to, other_names
 from rootcause.core.matching.index import CompiledIndex
 from rootcause.core.matching.lexical import is_boilerplate
 from rootcause.core.matching.scan import Hit, ScanResult, SourceScanner, iter_text_chunks
 from rootcause.core.model import Entry, Role, Verification
+from rootcause.core.ordering import grounded_first, unclassified_of, without_ambiguous_truncations
 from rootcause.core.triage.model import TriageReport
-from rootcause.core.unclassified import UnclassifiedException, unclassified
-from rootcause.core.versions import Environment, VersionVerdict, verdict
+from rootcause.core.unclassified import UnclassifiedException
+from rootcause.core.versions import Environment, Verdict, VersionVerdict, verdict
 
 if TYPE_CHECKING:
     from rootcause.core.triage.engine import Triage
@@ -57,6 +59,8 @@ class WorkaroundView(BaseModel):
     success_rate: float
     basis: str
     condition: str | None = None
+    support: str = "unknown"  # seen (the log shows the condition) / unknown / excluded (the environment fails it)
+    support_note: str | None = None
 
 
 class DeadEndView(BaseModel):
@@ -83,6 +87,7 @@ class Finding(BaseModel):
     versions: VersionVerdict
     root_cause: str
     workarounds: list[WorkaroundView]
+    more_workarounds: int = 0  # further workarounds of the entry not listed here (rootcause show ID)
     dead_ends: list[DeadEndView]
     verification: str = Verification.COMMUNITY.value  # ai_generated: shown as unverified, AI-generated
     consequence: bool = False  # seen only through lines the failure causes later (the failure's own line is absent)
@@ -128,18 +133,22 @@ def _confidence_label(score: float) -> str:
     return "high" if score >= 0.8 else "medium" if score >= 0.6 else "low"
 
 
-def _top_workarounds(entry: Entry, limit: int = 3) -> list[WorkaroundView]:
-    ranked = sorted(entry.workarounds, key=lambda w: -w.success_rate.value)[:limit]
-    return [
+def _top_workarounds(entry: Entry, lines: list[str], env: Environment) -> tuple[list[WorkaroundView], int]:
+    """The workarounds the evidence supports first (core/advice.py), at most SHOWN_WORKAROUNDS, and how many more."""
+    ranked = rank_workarounds(entry.workarounds, lines, env)
+    views = [
         WorkaroundView(
-            action=w.action,
-            how=w.how,
-            success_rate=w.success_rate.value,
-            basis=w.success_rate.basis.value,
-            condition=w.condition,
+            action=j.workaround.action,
+            how=j.workaround.how,
+            success_rate=j.workaround.success_rate.value,
+            basis=j.workaround.success_rate.basis.value,
+            condition=j.workaround.condition,
+            support=j.support.value,
+            support_note=j.why,
         )
-        for w in ranked
+        for j in ranked[:SHOWN_WORKAROUNDS]
     ]
+    return views, max(0, len(ranked) - SHOWN_WORKAROUNDS)
 
 
 def _dead_ends(entry: Entry) -> list[DeadEndView]:
@@ -171,6 +180,7 @@ def _finding(group: _Group, env: Environment) -> Finding:
             if value not in values and len(values) < 16:
                 values.append(value)
     _, first_hit = group.hits[0]
+    workarounds, more = _top_workarounds(entry, [h.raw for _, h in group.hits[:MAX_LINES_PER_FINDING]], env)
     return Finding(
         id=entry.id,
         signature=entry.signature,
@@ -187,7 +197,8 @@ def _finding(group: _Group, env: Environment) -> Finding:
         param_values=param_values,
         versions=verdict(entry, env),
         root_cause=entry.root_cause,
-        workarounds=_top_workarounds(entry),
+        workarounds=workarounds,
+        more_workarounds=more,
         dead_ends=_dead_ends(entry),
         verification=entry.verification.value,
         consequence=group.matched_by == "pattern" and group.consequence,
@@ -207,60 +218,6 @@ def _rank_key(group: _Group) -> tuple[int, int, int, int, int, int]:
         *group.first,
         -group.specificity,
     )
-
-
-def _without_ambiguous_truncations(hits: list[Hit], index: CompiledIndex) -> list[Hit]:
-    """A truncated pattern's hit counts only when no full pattern matched the same line (the line is complete, and
-    that entry's) and no other entry's truncated pattern did: a line cut before the words that tell two entries
-    apart names neither."""
-    full = {h.line for h in hits if not index.patterns[h.pattern].truncated}
-    cut_owners: dict[int, set[str]] = {}
-    for h in hits:
-        if index.patterns[h.pattern].truncated:
-            cut_owners.setdefault(h.line, set()).add(index.patterns[h.pattern].entry_id)
-    if not cut_owners:
-        return hits
-    kept = []
-    for h in hits:
-        p = index.patterns[h.pattern]
-        if p.truncated and (h.line in full or len(cut_owners[h.line]) > 1):
-            continue
-        kept.append(h)
-    return kept
-
-
-def _linked(a: Entry, b: Entry) -> bool:
-    return any(r.id == b.id for r in a.related) or any(r.id == a.id for r in b.related)
-
-
-def _grounded_first(ordered: list[_Group]) -> list[_Group]:
-    """An AI-generated entry never ranks above a grounded entry it is linked to: it moves just below it."""
-    out = list(ordered)
-    for group in ordered:
-        if group.entry.verification is not Verification.AI_GENERATED:
-            continue
-        here = out.index(group)
-        below = [i for i, g in enumerate(out) if i > here and g.entry.verification is not Verification.AI_GENERATED
-                 and _linked(group.entry, g.entry)]
-        if below:
-            out.insert(below[-1], out.pop(here))
-    return out
-
-
-def _unclassified(groups: list[_Group], explained: set[tuple[str, int]]) -> list[UnclassifiedException]:
-    """The catch-all's hits as facts: exceptions in the ML stack whose line no finding explains."""
-    out: list[UnclassifiedException] = []
-    seen: set[tuple[str, str]] = set()
-    for group in groups:
-        for src, hit in group.hits:
-            exc, message = hit.params.get("exc", ""), hit.params.get("message", "")
-            if (src, hit.line) in explained or (exc, message) in seen:
-                continue
-            seen.add((exc, message))
-            item = unclassified(exc, message, src, hit.line, hit.raw, hit.context)
-            if item is not None and len(out) < MAX_UNCLASSIFIED:
-                out.append(item)
-    return out
 
 
 def _drop_redundant_generics(ordered: list[_Group]) -> list[_Group]:
@@ -311,7 +268,7 @@ def diagnose_sources(
         inputs.append(InputSummary(name=source.name, lines=result.lines, bytes=result.bytes, rank=source.rank))
         for name, version in result.env.items():
             detected.setdefault(name, version)
-        for hit in _without_ambiguous_truncations(result.hits, index):
+        for hit in without_ambiguous_truncations(result.hits, index):
             if hit.rank is None and source.rank is not None:
                 hit.rank = source.rank
             entry_id = index.patterns[hit.pattern].entry_id
@@ -368,11 +325,11 @@ def diagnose_sources(
                     )
 
     effective_env = {**detected, **(env or {})}
-    ordered = _grounded_first(_drop_redundant_generics(sorted(groups.values(), key=_rank_key)))
+    ordered = grounded_first(_drop_redundant_generics(sorted(groups.values(), key=_rank_key)))
     catch_alls = [g for g in ordered if g.entry.catch_all]
     ordered = [g for g in ordered if not g.entry.catch_all]
     explained = {(src, hit.line) for g in ordered for src, hit in g.hits}
-    findings = [_finding(g, effective_env) for g in ordered]
+    findings = _affected_first([_finding(g, effective_env) for g in ordered])
     reason = None
     if not findings:
         nearest = sorted(nearest_best.values(), key=lambda c: -c.score)[:3]
@@ -388,8 +345,17 @@ def diagnose_sources(
         environment=effective_env,
         inputs=inputs,
         truncated_hits=truncated,
-        unclassified=_unclassified(catch_alls, explained),
+        unclassified=unclassified_of(catch_alls, explained, MAX_UNCLASSIFIED),
     )
+
+
+_NOT_AFFECTED = (Verdict.NOT_AFFECTED, Verdict.FIXED)
+
+
+def _affected_first(findings: list[Finding]) -> list[Finding]:
+    """A finding whose version verdict says this environment is not affected (or past the fix) ranks
+    below every other, keeping the order within each group (docs/ranking.md, 'Versions last')."""
+    return sorted(findings, key=lambda f: f.versions.status in _NOT_AFFECTED)
 
 
 def holds_several_ranks(d: Diagnosis) -> bool:
