@@ -179,6 +179,8 @@ def engine() -> Callable[[str], Answer]:
     def answer(paste: str) -> Answer:
         d = diagnose_sources([SourceInput("<paste>", iter_text_chunks(paste))], index)
         claims = [f for f in d.findings if f.matched_by in CLAIMING and not index.entries[f.id].catch_all]
+        if not d.matched:
+            claims = []  # the engine says no known error matched (a wrapper around an unknown error)
         first = claims[0] if claims else None
         return Answer(
             first.id if first else None, tuple(f.id for f in d.findings), first.matched_by if first else None

@@ -171,3 +171,20 @@ def test_a_message_cut_after_its_stable_head_still_matches(index) -> None:
 def test_a_line_cut_before_the_words_that_tell_two_entries_apart_names_neither(index) -> None:
     d = diagnose_text("RuntimeError: Error(s) in loading state_dict for GenEfficientNet:", index)
     assert [f.id for f in d.findings if f.id.startswith("pytorch/state-dict")] == []
+
+
+def test_a_wrapper_around_an_unknown_exception_is_no_known_error(index) -> None:
+    log = (
+        "[rank1]: Traceback (most recent call last):\n"
+        '[rank1]:   File "/venv/lib/python3.11/site-packages/transformers/models/llama/configuration_llama.py", '
+        "line 182, in _rope_scaling_validation\n"
+        "[rank1]:     raise ValueError(\n"
+        "[rank1]: ValueError: `rope_scaling` must be a dictionary with two fields, `type` and `factor`\n"
+        "E0727 16:36:50.118000 1282 torch/distributed/elastic/multiprocessing/api.py:826] failed (exitcode: 1) "
+        "local_rank: 0 (pid: 840146) of binary: /venv/bin/python\n"
+    )
+    d = diagnose_text(log, index)
+    assert [f.id for f in d.findings] == ["pytorch/elastic-child-failed"] and not d.matched
+    assert d.abstain_reason is not None and "ValueError" in d.abstain_reason
+    alone = diagnose_text(log.split("\n", 4)[-1], index)
+    assert alone.matched and [f.id for f in alone.findings] == ["pytorch/elastic-child-failed"]

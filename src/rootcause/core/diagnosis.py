@@ -27,7 +27,12 @@ from rootcause.core.matching.index import CompiledIndex
 from rootcause.core.matching.lexical import is_boilerplate
 from rootcause.core.matching.scan import Hit, ScanResult, SourceScanner, iter_text_chunks
 from rootcause.core.model import Entry, Role, Verification
-from rootcause.core.ordering import grounded_first, unclassified_of, without_ambiguous_truncations
+from rootcause.core.ordering import (
+    grounded_first,
+    unclassified_of,
+    without_ambiguous_truncations,
+    wraps_an_unknown_error,
+)
 from rootcause.core.triage.model import TriageReport
 from rootcause.core.unclassified import UnclassifiedException
 from rootcause.core.versions import Environment, Verdict, VersionVerdict, verdict
@@ -337,8 +342,11 @@ def diagnose_sources(
             "no known error matched: no pattern matched and no lexical candidate reached "
             f"the threshold ({LEXICAL_THRESHOLD})"
         )
+    wrapped = wraps_an_unknown_error(findings, catch_alls, explained)
+    if wrapped is not None:
+        reason = f"no known error matched: only a wrapper did, around an exception no entry explains ({wrapped})"
     return Diagnosis(
-        matched=bool(findings),
+        matched=bool(findings) and wrapped is None,
         findings=findings,
         nearest=nearest,
         abstain_reason=reason,

@@ -65,6 +65,21 @@ def grounded_first(ordered: Sequence[G]) -> list[G]:
     return out
 
 
+def wraps_an_unknown_error(
+    findings: Sequence[object], catch_alls: Sequence[_HasHits], explained: set[tuple[str, int]]
+) -> str | None:
+    """When every finding is a wrapper (torchrun's ChildFailedError, pip's failed build) and the input also shows a
+    Python exception that no finding explains, the wrapper is not the answer: the error it wraps is unknown. Gives
+    that exception's first line, or None."""
+    if not findings or any(getattr(f, "role", "cause") != "wrapper" for f in findings):
+        return None
+    for group in catch_alls:
+        for src, hit in group.hits:
+            if (src, hit.line) not in explained:
+                return f"{hit.params.get('exc', '')}: {hit.params.get('message', '')}"[:200]
+    return None
+
+
 def unclassified_of(
     groups: Sequence[_HasHits], explained: set[tuple[str, int]], limit: int
 ) -> list[UnclassifiedException]:

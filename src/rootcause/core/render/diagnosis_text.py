@@ -30,6 +30,8 @@ def verdict_line(d: Diagnosis) -> str:
     """One line that answers: which known error, how sure, and whether it applies here."""
     if not d.findings:
         return "No known error matched."
+    if not d.matched:
+        return "No known error matched: only a wrapper did, around an error no entry explains (below)."
     top = d.findings[0]
     line = f"Known error: {top.id} ({top.confidence} confidence, {VERDICT_WORDS[top.versions.status]})"
     others = len(d.findings) - 1
