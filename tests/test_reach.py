@@ -188,3 +188,11 @@ def test_a_wrapper_around_an_unknown_exception_is_no_known_error(index) -> None:
     assert d.abstain_reason is not None and "ValueError" in d.abstain_reason
     alone = diagnose_text(log.split("\n", 4)[-1], index)
     assert alone.matched and [f.id for f in alone.findings] == ["pytorch/elastic-child-failed"]
+
+
+def test_a_traceback_inside_a_json_string_is_read_through_its_escapes(index) -> None:
+    line = (
+        '{"detail": "Traceback (most recent call last):\\n  File \\"/srv/app.py\\", line 3, in run\\n'
+        "ModuleNotFoundError: No module named 'triton'\\n\"}"
+    )
+    assert "\\n" in line and _ids(line, index)[:1] == ["packaging/triton-not-found"]

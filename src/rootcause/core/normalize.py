@@ -94,6 +94,8 @@ def strip_framing(line: str) -> CleanLine:
             break
         else:
             break
+    if line.count("\\n") >= 2:  # a traceback pasted inside a JSON string: its escapes are not the message
+        line = line.replace("\\n", " ").replace("\\t", " ").replace('\\"', '"')
     if emphasised:
         line = _TRAILING_EMPHASIS.sub("", line)
     if "`" in line[-4:] and line.count("`") % 2:  # an unbalanced closing backtick or fence, not `code` in a message
