@@ -210,6 +210,9 @@ def lexical_curve(cases: list[Case], thresholds: list[float], floor: float) -> l
         runs = []
         for case in cases:
             d = diagnosis.diagnose_text(case.paste, index)
+            if not d.matched and d.findings:  # a wrapper around an unknown error: the engine claims nothing
+                runs.append((case, []))
+                continue
             runs.append(
                 (case, [(f.id, f.matched_by, f.score) for f in d.findings if f.matched_by in CLAIMING
                         and not index.entries[f.id].catch_all])
