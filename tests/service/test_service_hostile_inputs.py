@@ -168,3 +168,12 @@ def test_a_replay_is_answered_past_the_limit(app: FastAPI, client: TestClient) -
     assert_error(client.post(path, json=body, headers={**auth, "idempotency-key": keys[2]}), 429, "rate_limited")
     assert_error(client.post(path, json=body, headers=auth), 429, "rate_limited")
     assert client.get(f"/api/v1/entries/{SEED_ID}/stats").json()["reports"] == 2
+
+
+def test_a_url_over_16_kib_is_a_400(client: TestClient) -> None:
+    r = client.get("/api/v1/search", params={"q": "a" * (100 << 10)})
+    assert_error(r, 400, "bad_request")
+    assert_secured(r)
+    page = client.get("/search/?q=" + "b" * (20 << 10))
+    assert_error(page, 400, "bad_request")
+    assert client.get("/api/v1/search", params={"q": "nccl " * 100}).status_code == 200
