@@ -6,15 +6,15 @@ import random
 
 from rootcause.adapters.loading import load_index
 from rootcause.core.diagnosis import SourceInput, diagnose_sources
-from rootcause.core.matching.scan import NUMPY_SPAN, count_newlines
+from rootcause.core.matching.scan import count_newlines
 
 ERROR = "RuntimeError: NCCL communicator was aborted on rank 1."
 
 
-def test_count_newlines_equals_bytes_count_on_long_and_short_spans() -> None:
+def test_count_newlines_on_long_and_short_spans() -> None:
     rng = random.Random(5)
-    data = bytes(rng.choice(b"ab\n\n\xff") for _ in range(3 * NUMPY_SPAN))
-    for start, end in [(0, len(data)), (7, NUMPY_SPAN + 9), (100, 200), (5, 5), (len(data) - 1, len(data))]:
+    data = bytes(rng.choice(b"ab\n\n\xff") for _ in range(1 << 19))
+    for start, end in [(0, len(data)), (7, (1 << 18) + 9), (100, 200), (5, 5), (len(data) - 1, len(data))]:
         assert count_newlines(data, start, end) == data.count(b"\n", start, end)
 
 
