@@ -21,12 +21,13 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field, PrivateAttr
 
+from rootcause.core.advice import SHOWN_WORKAROUNDS, rank_workarounds
 from rootcause.core.matching.backends import foreign_to
 from rootcause.core.matching.index import CompiledIndex
 from rootcause.core.matching.scan import Hit, ScanResult, SourceScanner, iter_text_chunks
 from rootcause.core.model import Entry, Role
 from rootcause.core.triage.model import TriageReport
-from rootcause.core.versions import Environment, VersionVerdict, verdict
+from rootcause.core.versions import Environment, Verdict, VersionVerdict, verdict
 
 if TYPE_CHECKING:
     from rootcause.core.triage.engine import Triage
@@ -53,6 +54,8 @@ class WorkaroundView(BaseModel):
     success_rate: float
     basis: str
     condition: str | None = None
+    support: str = "unknown"  # seen (the log shows the condition) / unknown / excluded (the environment fails it)
+    support_note: str | None = None
 
 
 class DeadEndView(BaseModel):
@@ -79,6 +82,7 @@ class Finding(BaseModel):
     versions: VersionVerdict
     root_cause: str
     workarounds: list[WorkaroundView]
+    more_workarounds: int = 0  # further workarounds of the entry not listed here (rootcause show ID)
     dead_ends: list[DeadEndView]
 
 
@@ -127,18 +131,22 @@ def _confidence_label(score: float) -> str:
     return "high" if score >= 0.8 else "medium" if score >= 0.6 else "low"
 
 
-def _top_workarounds(entry: Entry, limit: int = 3) -> list[WorkaroundView]:
-    ranked = sorted(entry.workarounds, key=lambda w: -w.success_rate.value)[:limit]
-    return [
+def _top_workarounds(entry: Entry, lines: list[str], env: Environment) -> tuple[list[WorkaroundView], int]:
+    """The workarounds the evidence supports first (core/advice.py), at most SHOWN_WORKAROUNDS, and how many more."""
+    ranked = rank_workarounds(entry.workarounds, lines, env)
+    views = [
         WorkaroundView(
-            action=w.action,
-            how=w.how,
-            success_rate=w.success_rate.value,
-            basis=w.success_rate.basis.value,
-            condition=w.condition,
+            action=j.workaround.action,
+            how=j.workaround.how,
+            success_rate=j.workaround.success_rate.value,
+            basis=j.workaround.success_rate.basis.value,
+            condition=j.workaround.condition,
+            support=j.support.value,
+            support_note=j.why,
         )
-        for w in ranked
+        for j in ranked[:SHOWN_WORKAROUNDS]
     ]
+    return views, max(0, len(ranked) - SHOWN_WORKAROUNDS)
 
 
 def _dead_ends(entry: Entry) -> list[DeadEndView]:
@@ -169,6 +177,7 @@ def _finding(group: _Group, env: Environment) -> Finding:
             if value not in values and len(values) < 16:
                 values.append(value)
     _, first_hit = group.hits[0]
+    workarounds, more = _top_workarounds(entry, [h.raw for _, h in group.hits[:MAX_LINES_PER_FINDING]], env)
     return Finding(
         id=entry.id,
         signature=entry.signature,
@@ -185,7 +194,8 @@ def _finding(group: _Group, env: Environment) -> Finding:
         param_values=param_values,
         versions=verdict(entry, env),
         root_cause=entry.root_cause,
-        workarounds=_top_workarounds(entry),
+        workarounds=workarounds,
+        more_workarounds=more,
         dead_ends=_dead_ends(entry),
     )
 
@@ -308,7 +318,7 @@ def diagnose_sources(
 
     effective_env = {**detected, **(env or {})}
     ordered = _drop_redundant_generics(sorted(groups.values(), key=_rank_key))
-    findings = [_finding(g, effective_env) for g in ordered]
+    findings = _affected_first([_finding(g, effective_env) for g in ordered])
     reason = None
     if not findings:
         nearest = sorted(nearest_best.values(), key=lambda c: -c.score)[:3]
@@ -327,6 +337,15 @@ def diagnose_sources(
     )
     d._triage_gap = gap
     return d
+
+
+_NOT_AFFECTED = (Verdict.NOT_AFFECTED, Verdict.FIXED)
+
+
+def _affected_first(findings: list[Finding]) -> list[Finding]:
+    """A finding whose version verdict says this environment is not affected (or past the fix) ranks
+    below every other, keeping the order within each group (docs/ranking.md, 'Versions last')."""
+    return sorted(findings, key=lambda f: f.versions.status in _NOT_AFFECTED)
 
 
 def holds_several_ranks(d: Diagnosis) -> bool:
