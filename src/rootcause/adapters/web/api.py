@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, Validation
 from rootcause.adapters.store import NewOutcome, RateRule, TokenRecord
 from rootcause.adapters.store.tokens import hash_token
 from rootcause.adapters.web.search import search_entries
-from rootcause.adapters.web.state import ServiceState, get_state
+from rootcause.adapters.web.state import ServiceState, state_of
 from rootcause.adapters.web.upload import diagnose_request, limited_body
 from rootcause.core.diagnosis import Diagnosis
 from rootcause.core.model import Entry
@@ -28,7 +28,7 @@ from rootcause.core.render import entry_to_dict
 from rootcause.core.stats import recompute_all
 from rootcause.errors import AuthError, UsageError
 
-State = Annotated[ServiceState, Depends(get_state)]
+State = Annotated[ServiceState, Depends(state_of)]
 bearer = HTTPBearer(auto_error=False, description="a write token from `rootcause token create NAME`")
 
 NOTE_MAX = 2000

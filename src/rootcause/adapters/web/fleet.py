@@ -10,10 +10,10 @@ from fastapi import APIRouter, Depends, Query
 from fastapi.responses import HTMLResponse
 
 from rootcause.adapters.web.api import ERROR_SCHEMA
-from rootcause.adapters.web.state import ServiceState, get_state
+from rootcause.adapters.web.state import ServiceState, state_of
 
 router = APIRouter()
-State = Annotated[ServiceState, Depends(get_state)]
+State = Annotated[ServiceState, Depends(state_of)]
 
 
 def fleet_store(state: ServiceState) -> Any:

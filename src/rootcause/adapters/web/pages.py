@@ -9,7 +9,7 @@ from fastapi.responses import HTMLResponse, PlainTextResponse, RedirectResponse,
 
 from rootcause.adapters.web.search import search_entries
 from rootcause.adapters.web.settings import human_size
-from rootcause.adapters.web.state import ServiceState, get_state
+from rootcause.adapters.web.state import ServiceState, state_of
 from rootcause.adapters.web.upload import diagnose_request
 from rootcause.core.render.diagnosis_html import render_diagnosis_html
 from rootcause.core.render.pages import (
@@ -23,7 +23,7 @@ from rootcause.core.render.pages import (
 from rootcause.errors import NotFoundError
 
 router = APIRouter(include_in_schema=False)
-State = Annotated[ServiceState, Depends(get_state)]
+State = Annotated[ServiceState, Depends(state_of)]
 GET = ["GET", "HEAD"]
 
 ENTRY_FILES = {
