@@ -18,7 +18,7 @@ from rootcause.core.render.html import entry_href, environment
 class SearchHit:
     entry: Entry
     score: float
-    matched_by: str  # pattern / text
+    matched_by: str  # pattern (the message), words (BM25 over the lexical index), text (the store's index)
 
 
 def _base(root: str) -> dict[str, Any]:
@@ -82,36 +82,114 @@ def _groups(entries: Iterable[Entry], key: str, root: str) -> list[dict[str, Any
     ]
 
 
+BROWSE_PAGE_SIZE = 50
+SEARCH_PAGE_SIZE = 20
+
+
+def pager(total: int, page: int, size: int) -> dict[str, Any]:
+    """Which slice a page shows, and the pages around it (1-based; a page past the end shows the last)."""
+    pages = max(1, -(-total // size))
+    page = min(max(1, page), pages)
+    start = (page - 1) * size
+    return {
+        "page": page,
+        "pages": pages,
+        "start": start,
+        "end": min(start + size, total),
+        "total": total,
+        "prev": page - 1 if page > 1 else None,
+        "next": page + 1 if page < pages else None,
+    }
+
+
+def _query(**params: object) -> str:
+    from urllib.parse import urlencode
+
+    return "?" + urlencode({k: v for k, v in params.items() if v not in (None, "", 1)})
+
+
 def render_browse(
     all_entries: Sequence[Entry],
     *,
     root: str,
     domain: str | None = None,
     category: str | None = None,
+    page: int | None = None,
+    base: str = "",
 ) -> str:
-    """All entries by domain, one domain's entries by category, or one category's by domain."""
-    if domain is not None:
-        shown = [e for e in all_entries if e.domain == domain]
-        title, groups = f"Domain: {domain}", _groups(shown, "category", root)
+    """Entries filtered by domain and/or category, grouped (by category within a domain, by domain
+    otherwise). ``page`` (server only) shows one page of BROWSE_PAGE_SIZE with a filter form and page
+    links relative to ``base``; without it (the static export) every entry is listed."""
+    shown = [e for e in all_entries if (domain is None or e.domain == domain)]
+    shown = [e for e in shown if category is None or e.category == category]
+    shown.sort(key=lambda e: (e.category if domain else e.domain, e.id))
+    if domain is not None and category is not None:
+        title = f"Domain: {domain} · category: {category}"
+    elif domain is not None:
+        title = f"Domain: {domain}"
     elif category is not None:
-        shown = [e for e in all_entries if e.category == category]
-        title, groups = f"Category: {category}", _groups(shown, "domain", root)
+        title = f"Category: {category}"
     else:
-        shown = list(all_entries)
-        title, groups = "All known errors", _groups(shown, "domain", root)
+        title = "All known errors"
+    paging = None
+    if page is not None:
+        paging = pager(len(shown), page, BROWSE_PAGE_SIZE)
+        visible = shown[paging["start"] : paging["end"]]
+        for key in ("prev", "next"):
+            if paging[key] is not None:
+                paging[key + "_href"] = base + _query(domain=domain, category=category, page=paging[key])
+    else:
+        visible = shown
     ctx = _base(root) | _facets(all_entries, root, domain or category)
-    ctx |= {"title": title, "count": len(shown), "groups": groups}
+    ctx |= {
+        "title": title,
+        "count": len(shown),
+        "groups": _groups(visible, "category" if domain else "domain", root),
+        "paging": paging,
+        "filter": {"domain": domain or "", "category": category or "", "action": base} if page is not None else None,
+    }
     return environment().get_template("browse.html").render(ctx)
 
 
-def render_search(query: str, hits: Sequence[SearchHit], *, root: str, server: bool = True) -> str:
+def render_search(
+    query: str,
+    hits: Sequence[SearchHit],
+    *,
+    root: str,
+    server: bool = True,
+    total: int | None = None,
+    page: int = 1,
+) -> str:
+    """One page of ranked results (``hits`` is that page), with "N–M of TOTAL" and page links."""
+    total = len(hits) if total is None else total
+    paging = pager(total, page, SEARCH_PAGE_SIZE)
+    for key in ("prev", "next"):
+        if paging[key] is not None:
+            paging[key + "_href"] = _query(q=query, page=paging[key])
+    why = {"pattern": "matches the message", "words": "shares its words", "text": "mentions the words"}
     results = [
         summary(h.entry, root)
-        | {"why": "matches the message" if h.matched_by == "pattern" else f"{round(h.score * 100)}% of the words"}
+        | {"why": why.get(h.matched_by, h.matched_by) + ("" if h.matched_by == "pattern" else f" · {h.score:.2f}")}
         for h in hits
     ]
-    ctx = _base(root) | {"query": query, "results": results, "server": server}
+    ctx = _base(root) | {"query": query, "results": results, "server": server, "paging": paging}
     return environment().get_template("search.html").render(ctx)
+
+
+def render_unknown(templates: Sequence[dict[str, Any]], *, root: str = "../") -> str:
+    """/-/unknown: the fleet's mined templates of unknown error lines, on the site's template."""
+    rows = [
+        {
+            "id": t["id"],
+            "count": t["count"],
+            "jobs": len(t["jobs"]),
+            "nodes": len(t["nodes"]),
+            "template": t["template"],
+            "examples": [ex[:300] for ex in t["examples"][:2]],
+        }
+        for t in templates
+    ]
+    return environment().get_template("unknown.html").render(_base(root) | {"templates": rows})
 
 
 def render_error_page(status: int, title: str, message: str, *, root: str = "/") -> str:
