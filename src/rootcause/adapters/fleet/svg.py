@@ -1,4 +1,4 @@
-"""Plots as inline SVG (no script, no CDN), scaled to their box (viewBox, width 100%) so that they fit a phone:
+"""Plots as inline SVG (no script, no CDN), shrunk to their box by the page's CSS (viewBox) so they fit a phone:
 horizontal bars with their values and links, and a per-day stacked column chart with axes and a legend."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ KNOWN, UNKNOWN = "#3b6fd4", "#9aa3b5"
 
 def _svg(title: str, width: int, height: int, body: list[str]) -> str:
     return (
-        f"<svg role='img' aria-label='{escape(title)}' viewBox='0 0 {width} {height}' width='100%' "
-        f"preserveAspectRatio='xMinYMin meet' class='chart' xmlns='http://www.w3.org/2000/svg' font-size='12'>"
+        f"<svg role='img' aria-label='{escape(title)}' viewBox='0 0 {width} {height}' width='{width}' "
+        f"height='{height}' class='chart' xmlns='http://www.w3.org/2000/svg' font-size='12'>"
         f"<title>{escape(title)}</title>" + "".join(body) + "</svg>"
     )
 
@@ -53,7 +53,7 @@ def day_chart(per_day: dict[str, dict[str, int]], max_labels: int = 6) -> str:
     top = max(sum(per_day[d].values()) for d in days) or 1
     left, plot_h, top_pad = 44, 160, 28
     col = max(8, min(40, 640 // len(days)))
-    width = left + col * len(days) + 20
+    width = max(360, left + col * len(days) + 20)
     base = top_pad + plot_h
     body = [
         f"<rect x='{left}' y='6' width='12' height='12' fill='{KNOWN}'/>",

@@ -30,13 +30,12 @@ log = logging.getLogger("rootcause.web")
 SWAGGER_ASSETS = {
     "swagger-ui.css": "text/css; charset=utf-8",
     "swagger-ui-bundle.js": "text/javascript; charset=utf-8",
-    "swagger-ui-standalone-preset.js": "text/javascript; charset=utf-8",
-    "favicon-32x32.png": "image/png",
+    "favicon.png": "image/png",
 }
 # our own start-up script, served as a file: the docs page holds no inline code at all
 SWAGGER_INIT = """window.addEventListener("load", function () {
   window.ui = SwaggerUIBundle({url: "/api/v1/openapi.json", dom_id: "#swagger-ui", deepLinking: true,
-    presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset], layout: "BaseLayout"});
+    presets: [SwaggerUIBundle.presets.apis], layout: "BaseLayout"});
 });
 """
 DOCS_PAGE = """<!doctype html>
@@ -44,24 +43,26 @@ DOCS_PAGE = """<!doctype html>
 <title>rootcause API</title><link rel="stylesheet" href="/api/v1/docs/assets/swagger-ui.css"></head>
 <body><div id="swagger-ui"></div>
 <script src="/api/v1/docs/assets/swagger-ui-bundle.js"></script>
-<script src="/api/v1/docs/assets/swagger-ui-standalone-preset.js"></script>
 <script src="/api/v1/docs/init.js"></script>
 </body></html>
 """
 
 
 def swagger_assets_dir() -> Path | None:
-    """Swagger UI's files from the swagger-ui-bundle package (no CDN: the docs work offline)."""
+    """Swagger UI's files (a release that reads OpenAPI 3.1) from the fastapi-offline package, whose
+    static folder is all we use: no CDN, so the docs work offline."""
+    from importlib import resources
+
     try:
-        from swagger_ui_bundle import swagger_ui_path  # type: ignore[import-untyped]
-    except ImportError:
+        folder = Path(str(resources.files("fastapi_offline") / "static"))
+    except ModuleNotFoundError:
         return None
-    return Path(str(swagger_ui_path))
+    return folder if (folder / "swagger-ui-bundle.js").is_file() else None
 
 
 def _docs_route(app: FastAPI) -> None:
     """Swagger UI from local files under the site's own policy (nothing from another origin, nothing
-    inline); /docs leads there. Without swagger-ui-bundle installed, the page says so and links the
+    inline); /docs leads there. Without fastapi-offline installed, the page says so and links the
     OpenAPI document."""
 
     @app.get("/api/v1/docs", include_in_schema=False)
@@ -70,7 +71,7 @@ def _docs_route(app: FastAPI) -> None:
             from rootcause.core.render.pages import render_error_page
 
             message = (
-                "The interactive API docs need the swagger-ui-bundle package (pip install swagger-ui-bundle). "
+                "The interactive API docs need the fastapi-offline package (pip install fastapi-offline). "
                 "The OpenAPI document is at /api/v1/openapi.json."
             )
             return HTMLResponse(render_error_page(503, "API docs not installed", message, root="../../"), 503)
