@@ -98,12 +98,12 @@ def finding_rich(n: int, f: Finding) -> RenderableType:
     versions.append(f"versions: {f.versions.status.value}", style="magenta")
     versions.append(" — " + "; ".join(f.versions.reasons), style="dim")
     body.append(versions)
+    if f.workarounds:
+        body += _workarounds(f)
     cause = Text()
     cause.append("cause: ", style="bold")
     cause.append(f.root_cause)
     body.append(cause)
-    if f.workarounds:
-        body += _workarounds(f)
     if f.dead_ends:
         rows: list[tuple[Text | str, RenderableType]] = []
         for de in f.dead_ends:
