@@ -354,6 +354,15 @@ class SqlStore:
             self._fold(out.setdefault(row[0], Tally()), row)
         return out
 
+    def page_token(self) -> tuple[int, int]:
+        """What an entry page's content depends on in the store, in one cheap query: the newest outcome
+        report and the newest fleet hit (both tables only grow)."""
+        newest_outcome = select(func.coalesce(func.max(t.outcomes.c.id), 0)).scalar_subquery()
+        newest_hit = select(func.coalesce(func.max(t.fleet_hits.c.id), 0)).scalar_subquery()
+        with self._read() as conn:
+            row = conn.execute(select(newest_outcome, newest_hit)).one()
+        return int(row[0]), int(row[1])
+
     def outcome_count(self) -> int:
         with self._read() as conn:
             return int(conn.execute(select(func.count()).select_from(t.outcomes)).scalar_one())

@@ -70,8 +70,24 @@ def cache_control(method: str, path: str, status: int) -> str:
     return PAGE_CACHE
 
 
+def relative_location(location: bytes) -> bytes:
+    """A redirect as a path. The service only ever redirects within itself, and an absolute URL
+    there is built from the request's ``Host`` (as Starlette's trailing-slash redirect builds it):
+    it would send the client, and every cache on the way, wherever a forged ``Host`` says."""
+    for scheme in (b"http://", b"https://"):
+        if location[: len(scheme)].lower() == scheme:
+            location = b"/" + location[len(scheme) :].partition(b"/")[2]
+    if location.startswith(b"/"):  # '//evil.example/' would be another host: one slash only
+        location = b"/" + location.lstrip(b"/\\")
+    return location
+
+
 class SecurityHeaders:
-    """nosniff, no framing, a referrer policy, the CSP and Cache-Control on every response."""
+    """nosniff, no framing, a referrer policy, the CSP and Cache-Control on every response, and
+    redirects as paths (never to the host a request's ``Host`` header names).
+
+    It wraps the whole app, Starlette's ServerErrorMiddleware included, so a 500 carries them too.
+    """
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -85,7 +101,10 @@ class SecurityHeaders:
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
-                headers = list(message.get("headers", []))
+                headers = [
+                    (k, relative_location(v)) if k.lower() == b"location" else (k, v)
+                    for k, v in message.get("headers", [])
+                ]
                 present = {k.lower() for k, _ in headers}
                 extra = [
                     (b"x-content-type-options", b"nosniff"),
