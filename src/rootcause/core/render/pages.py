@@ -102,10 +102,16 @@ def pager(total: int, page: int, size: int) -> dict[str, Any]:
     }
 
 
-def _query(**params: object) -> str:
-    from urllib.parse import urlencode
+def _encode(value: object) -> str:
+    """Percent-encoding for a query value (RFC 3986 unreserved characters kept)."""
+    return "".join(
+        c if c.isascii() and (c.isalnum() or c in "-._~") else "".join(f"%{b:02X}" for b in c.encode())
+        for c in str(value)
+    )
 
-    return "?" + urlencode({k: v for k, v in params.items() if v not in (None, "", 1)})
+
+def _query(**params: object) -> str:
+    return "?" + "&".join(f"{k}={_encode(v)}" for k, v in params.items() if v not in (None, "", 1))
 
 
 def render_browse(
