@@ -57,8 +57,9 @@ def triage_line(d: Diagnosis) -> str | None:
 
 def headline(f: Finding) -> str:
     """The user's own line that matched, as the finding's headline."""
-    text = " ".join(f.lines[0].text.split()) if f.lines else f.signature
-    return text if len(text) <= HEADLINE_CHARS else text[: HEADLINE_CHARS - 1] + "…"
+    from rootcause.core.render.html import clip
+
+    return clip(f.lines[0].text if f.lines else f.signature, HEADLINE_CHARS)
 
 
 def _workarounds(f: Finding) -> list[RenderableType]:
