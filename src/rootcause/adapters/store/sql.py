@@ -232,6 +232,16 @@ class SqlStore:
                 if hits is not None and hits >= rule.limit:
                     raise self._limited(rule, stamp, start)
 
+    def knows_key(self, token_id: int, idempotency_key: str) -> bool:
+        """Whether this token stored a report under this key: its replay is answered from the
+        store (or refused as a reused key), never counted, so no limit stands in its way."""
+        o = t.outcomes
+        with self._read() as conn:
+            found = conn.execute(
+                select(o.c.id).where(o.c.token_id == token_id, o.c.idempotency_key == idempotency_key).limit(1)
+            ).first()
+        return found is not None
+
     def _keyed(self, conn: Connection, new: NewOutcome) -> StoredOutcome | None:
         """The report an earlier request with this token and idempotency key stored."""
         if new.idempotency_key is None:

@@ -19,7 +19,7 @@ from starlette.types import ASGIApp
 
 from rootcause import __version__
 from rootcause.adapters.web import api, errors, fleet, pages
-from rootcause.adapters.web.security import SecurityHeaders
+from rootcause.adapters.web.security import SecurityHeaders, TargetCap
 from rootcause.adapters.web.settings import Settings
 from rootcause.adapters.web.state import ServiceState, get_state
 from rootcause.core.model import SCHEMA_VERSION
@@ -122,10 +122,10 @@ def _internal_routes(app: FastAPI) -> None:
 
 class _Service(FastAPI):
     """FastAPI with the security headers outside everything, so even the answer of Starlette's
-    outermost error handler (a 500) carries them."""
+    outermost error handler (a 500) carries them; then the cap on a URL's length."""
 
     def build_middleware_stack(self) -> ASGIApp:
-        return SecurityHeaders(super().build_middleware_stack())
+        return SecurityHeaders(TargetCap(super().build_middleware_stack()))
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
