@@ -83,6 +83,14 @@ def test_search_is_ranked_counted_and_paged(site: tuple[str, str]) -> None:
         assert api["results"][0]["id"] == "cuda/oom-caching-allocator" and api["total"] >= 3
         scores = [r["score"] for r in http.get("/api/v1/search", params={"q": "nccl timeout"}).json()["results"]]
         assert scores == sorted(scores, reverse=True) and len(set(scores)) > 1  # not every result scores 1.0
+        # the language switch: the same results in Chinese, linking to the Chinese entry pages, and back
+        zh = http.get("/search/", params={"q": "nccl", "lang": "zh"}).text
+        assert '<html lang="zh-CN">' in zh and "<h1>搜索已知错误</h1>" in zh and f"1–20 / 共 {total} 条结果" in zh
+        assert re.findall(r'<li><a href="[^"]*errors/([^"]+)/zh\.html">', zh) == ids[:20]
+        assert re.search(r'<a class="lang" href="\?q=nccl" hreflang="en" lang="en">English</a>', zh)
+        assert re.search(r'<a class="lang" href="\?q=nccl&amp;lang=zh" hreflang="zh"', first)
+        browse = http.get("/errors/", params={"domain": "cuda", "lang": "zh"}).text
+        assert "<h1>领域: cuda</h1>" in browse and "/zh.html" in browse and "lang=zh" in browse
 
 
 def test_browse_filters_and_pages(site: tuple[str, str]) -> None:
