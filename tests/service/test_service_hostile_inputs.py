@@ -5,6 +5,7 @@ unbounded multipart parts, and redirects built from the request's Host header.""
 from __future__ import annotations
 
 import gzip
+import uuid
 from collections.abc import Iterator
 
 import pytest
@@ -12,6 +13,7 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from service_support import SEED_ERROR, SEED_ID, assert_error
 
+from rootcause.adapters.store.tokens import new_token
 from rootcause.adapters.web.app import create_app
 from rootcause.adapters.web.settings import Settings
 from rootcause.adapters.web.upload import GZIP_RATIO, MAX_PARTS, PARSED_BODY_MAX
@@ -29,7 +31,7 @@ SECURITY_HEADERS = (
 @pytest.fixture(scope="module")
 def app(tmp_path_factory: pytest.TempPathFactory) -> FastAPI:
     db = tmp_path_factory.mktemp("hostile") / "app.db"
-    return create_app(Settings(database_url=f"sqlite:///{db}", max_upload_bytes=CAP))
+    return create_app(Settings(database_url=f"sqlite:///{db}", max_upload_bytes=CAP, rate_limit=(2, 3600)))
 
 
 @pytest.fixture(scope="module")
@@ -144,3 +146,34 @@ def test_a_path_of_slashes_does_not_redirect_off_site(client: TestClient) -> Non
     if 300 <= r.status_code < 400:
         assert not r.headers["location"].startswith("//")
         assert "evil.example" not in r.headers["location"].split("/", 2)[1]
+
+
+def test_a_replay_is_answered_past_the_limit(app: FastAPI, client: TestClient) -> None:
+    """The retry of an acknowledged report (same token and Idempotency-Key) is not a new write: it
+    gets the stored answer even when the writer's limit (2 an hour here) is spent."""
+    token, token_hash = new_token()
+    app.state.rootcause.store.create_token(f"replay-{uuid.uuid4().hex[:8]}", token_hash)
+    path, body = f"/api/v1/entries/{SEED_ID}/outcomes", {"index": 0, "result": "worked"}
+    auth = {"authorization": f"Bearer {token}"}
+    keys = [str(uuid.uuid4()) for _ in range(3)]
+    first = [client.post(path, json=body, headers={**auth, "idempotency-key": k}) for k in keys[:2]]
+    assert [r.status_code for r in first] == [201, 201]
+    assert_error(client.post(path, json=body, headers={**auth, "idempotency-key": keys[2]}), 429, "rate_limited")
+    for key, answer in zip(keys[:2], first, strict=True):
+        again = client.post(path, json=body, headers={**auth, "idempotency-key": key})
+        assert again.status_code == 201, again.text
+        assert again.headers["idempotent-replayed"] == "true"
+        assert again.json() == answer.json()
+    # a spent limit still refuses what is new: another key, or none
+    assert_error(client.post(path, json=body, headers={**auth, "idempotency-key": keys[2]}), 429, "rate_limited")
+    assert_error(client.post(path, json=body, headers=auth), 429, "rate_limited")
+    assert client.get(f"/api/v1/entries/{SEED_ID}/stats").json()["reports"] == 2
+
+
+def test_a_url_over_16_kib_is_a_400(client: TestClient) -> None:
+    r = client.get("/api/v1/search", params={"q": "a" * (60 << 10)})
+    assert_error(r, 400, "bad_request")
+    assert_secured(r)
+    page = client.get("/search/?q=" + "b" * (20 << 10))
+    assert_error(page, 400, "bad_request")
+    assert client.get("/api/v1/search", params={"q": "nccl " * 100}).status_code == 200

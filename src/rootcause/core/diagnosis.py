@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, PrivateAttr
 
 from rootcause.core.advice import SHOWN_WORKAROUNDS, rank_workarounds
 from rootcause.core.matching.backends import foreign_to, other_names
@@ -123,6 +123,12 @@ class Diagnosis(BaseModel):
     truncated_hits: int = 0
     triage: TriageReport | None = None
     unclassified: list[UnclassifiedException] = []  # Python exceptions no known error explains (not findings)
+    # the one-pass triage tap missed the start of the input (a second rank showed late): read it again
+    _triage_gap: bool = PrivateAttr(default=False)
+
+    @property
+    def triage_gap(self) -> bool:
+        return self._triage_gap
 
 
 @dataclass
@@ -257,9 +263,13 @@ def diagnose_sources(
     detected: Environment = {}
     inputs: list[InputSummary] = []
     truncated = 0
+    sources = list(sources)
+    # one unnamed input may hold one rank only: its tap waits for the first sign of a second one
+    defer = len(sources) == 1 and sources[0].rank is None
+    gap = False
     for order, source in enumerate(sources):
         tap = triage.open(source.name, source.rank) if triage is not None else None
-        scanner = SourceScanner(index, tap=tap)
+        scanner = SourceScanner(index, tap=tap, defer_tap=defer)
         for chunk in source.chunks:
             scanner.feed(chunk)
             if progress is not None:
@@ -270,6 +280,7 @@ def diagnose_sources(
         if scanned is not None:
             scanned(source.name, result)
         truncated += result.truncated_hits
+        gap = gap or result.triage_gap
         inputs.append(InputSummary(name=source.name, lines=result.lines, bytes=result.bytes, rank=source.rank))
         for name, version in result.env.items():
             detected.setdefault(name, version)
@@ -345,7 +356,7 @@ def diagnose_sources(
     wrapped = wraps_an_unknown_error(findings, catch_alls, explained)
     if wrapped is not None:
         reason = f"no known error matched: only a wrapper did, around an exception no entry explains ({wrapped})"
-    return Diagnosis(
+    d = Diagnosis(
         matched=bool(findings) and wrapped is None,
         findings=findings,
         nearest=nearest,
@@ -355,6 +366,8 @@ def diagnose_sources(
         truncated_hits=truncated,
         unclassified=unclassified_of(catch_alls, explained, MAX_UNCLASSIFIED),
     )
+    d._triage_gap = gap
+    return d
 
 
 _NOT_AFFECTED = (Verdict.NOT_AFFECTED, Verdict.FIXED)

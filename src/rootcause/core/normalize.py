@@ -15,7 +15,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-ANSI_RE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07")
+import re2
+
+ANSI_RE = re2.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*\x07")
 
 # One framing element at the start of a line; stripped repeatedly.
 _FRAMING = [
@@ -23,7 +25,7 @@ _FRAMING = [
     ("rank", re.compile(r"^\[rank(?P<rank>\d+)\]:\s?")),
     ("local_rank", re.compile(r"^\[default(?P<local_rank>\d+)\]:\s?")),
     # c10 logger: "[E ProcessGroupNCCL.cpp:737] " and "[E1206 18:44:16.994932383 file.cpp:1709] "
-    ("c10", re.compile(r"^\[[IWEF](?:\d{3,4} \d\d:\d\d:\d\d(?:\.\d+)?)?(?: +\d+)? ?[\w.\-/]+:\d+\]\s?")),
+    ("c10", re.compile(r"^\[[IWEF](?:\d{3,4} \d\d:\d\d:\d\d(?:\.\d+)?)?(?: +\d++)? ?[\w.\-/]+:\d+\]\s?")),
     # glog: "E1202 13:13:37.486000 11617 file.py:1002] "
     ("glog", re.compile(r"^[IWEF]\d{3,4} \d\d:\d\d:\d\d(?:\.\d+)? +\d+ [\w.\-/]+:\d+\]\s?")),
     # ISO-ish timestamps, optionally bracketed, optionally followed by a separator
@@ -50,15 +52,20 @@ _FRAMING = [
     # What users add around a paste: "> " quotes, markdown fences and emphasis, list bullets, shell prompts
     ("quote", re.compile(r"^\s{0,3}>(?: |$)")),
     ("fence", re.compile(r"^\s{0,3}(?:```+|~~~+)(?:[\w+-]+\s+)?(?=\S)")),
-    ("emphasis", re.compile(r"^(\*\*|__)(?=\S)(?=.*\S\1\s*$)")),
+    ("emphasis", re.compile(r"^(?:\*\*|__)(?=\S)")),  # only when the line also ends with it (below)
     ("bullet", re.compile(r"^\s{0,3}(?:[-+]|\*(?!\*)|\d{1,2}\.)\s+(?=\S)")),
     ("prompt", re.compile(r"^(?:\([\w.-]+\)\s+)?(?:[\w.-]+@[\w.-]+:[^\s$#]*\s?)?[$#]\s+(?=\S)")),
     ("repl", re.compile(r"^(?:>>>|\.\.\.|In \[\d+\]:)\s")),
     ("backtick", re.compile(r"^`(?=[^`\s])")),
 ]
-# Closing markup users leave at the end of a pasted line: a fence or a backtick, and emphasis opened in front.
-_TRAILING_MARKUP = re.compile(r"(?<=\S)`+\s*$")
-_TRAILING_EMPHASIS = re.compile(r"(?<=\S)(?:\*\*|__)\s*$")
+
+
+def _strip_closing(line: str, marks: str) -> str:
+    """The line without the closing markup users leave at its end (a fence or backtick, emphasis)."""
+    body = line.rstrip()
+    if body.endswith(marks) and body[: -len(marks)].strip():
+        return body[: -len(marks)].rstrip()
+    return line
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +86,7 @@ def strip_framing(line: str) -> CleanLine:
     for _ in range(8):
         for kind, rx in _FRAMING:
             m = rx.match(line)
-            if m is None or m.end() == 0:
+            if m is None or m.end() == 0 or (kind == "emphasis" and not line.rstrip().endswith(m.group(0))):
                 continue
             groups = m.groupdict()
             if kind == "rank":
@@ -97,18 +104,20 @@ def strip_framing(line: str) -> CleanLine:
     if line.count("\\n") >= 2:  # a traceback pasted inside a JSON string: its escapes are not the message
         line = line.replace("\\n", " ").replace("\\t", " ").replace('\\"', '"')
     if emphasised:
-        line = _TRAILING_EMPHASIS.sub("", line)
+        line = _strip_closing(_strip_closing(line, "**"), "__")
     if "`" in line[-4:] and line.count("`") % 2:  # an unbalanced closing backtick or fence, not `code` in a message
-        line = _TRAILING_MARKUP.sub("", line)
+        line = _strip_closing(_strip_closing(_strip_closing(line, "```"), "``"), "`")
     return CleanLine(line, rank, local_rank)
 
 
-# Sentry-style parameterisation, in priority order, for grouping and lexical match.
+# Sentry-style parameterisation, in priority order, for grouping and lexical match. RE2 (linear
+# time): on Python's re the path pattern rescans the rest of a long word from each of its letters.
+_WORD = r"\p{L}\p{N}_"  # what Python's \w matches; RE2's \w is ASCII only
 _PARAMS = [
-    (re.compile(r"0x[0-9a-fA-F]+"), " <hex> "),
-    (re.compile(r"(?:[A-Za-z]:)?(?:[\w.\-~]*/)+[\w.\-]+"), " <path> "),
-    (re.compile(r"\bv?\d+(?:\.\d+)+\b"), " <num> "),
-    (re.compile(r"\b\d+\b"), " <num> "),
+    (re2.compile(r"0x[0-9a-fA-F]+"), " <hex> "),
+    (re2.compile(rf"(?:[A-Za-z]:)?(?:[{_WORD}.\-~]*/)+[{_WORD}.\-]+"), " <path> "),
+    (re2.compile(r"\bv?\d+(?:\.\d+)+\b"), " <num> "),
+    (re2.compile(r"\b\d+\b"), " <num> "),
 ]
 
 
@@ -118,7 +127,7 @@ def parameterise(text: str) -> str:
     return " ".join(text.split())
 
 
-_TOKEN_RE = re.compile(r"<\w+>|[A-Za-z_][A-Za-z0-9_]*")
+_TOKEN_RE = re2.compile(r"<\w+>|[A-Za-z_][A-Za-z0-9_]*")
 STOPWORDS = frozenset(
     [
         "a",

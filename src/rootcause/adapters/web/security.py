@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import json
 import re
 from collections.abc import Iterable
 from functools import cache
@@ -119,3 +120,30 @@ class SecurityHeaders:
             await send(message)
 
         await self.app(scope, receive, send_with_headers)
+
+
+MAX_TARGET = 16 << 10  # a URL (path and query) past this is refused, as h11 refuses a longer head
+
+
+class TargetCap:
+    """A 400 for a URL over MAX_TARGET bytes. h11 refuses a request head over 16 KiB only while it
+    is still incomplete; a longer head that arrives in one piece would reach the app."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        target = len(scope.get("raw_path", b"")) + len(scope.get("query_string", b"")) if scope["type"] == "http" else 0
+        if target > MAX_TARGET:
+            message = f"the URL is longer than {MAX_TARGET} bytes; send long texts with POST /api/v1/diagnose"
+            body = json.dumps({"error": {"status": 400, "code": "bad_request", "message": message, "details": None}})
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 400,
+                    "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())],
+                }
+            )
+            await send({"type": "http.response.body", "body": body.encode()})
+            return
+        await self.app(scope, receive, send)

@@ -2,62 +2,24 @@
 
 from __future__ import annotations
 
-from rootcause.core.diagnosis import Diagnosis, Finding
-from rootcause.core.unclassified import UnclassifiedException
-
-UNVERIFIED_NOTICE = (
-    "unverified, AI-generated: no person has checked this entry against a source; prefer the entries above"
+from rootcause.core.diagnosis import Diagnosis
+from rootcause.core.render.diagnosis_text import (
+    UNCLASSIFIED_TITLE,
+    UNVERIFIED_NOTICE,
+    finding_label,
+    finding_where,
+    headline,
+    triage_line,
+    unclassified_lines,
+    verdict_line,
 )
-UNCLASSIFIED_TITLE = "Unclassified Python exception"
 
-
-def finding_where(f: Finding) -> str:
-    first = f.lines[0]
-    where = f"{first.source}:{first.line}"
-    if f.count > 1:
-        where += f" (+{f.count - 1} more"
-        where += f", ranks {_ranks(f.ranks)})" if len(f.ranks) > 1 else ")"
-    elif f.ranks:
-        where += f" (rank {f.ranks[0]})"
-    return where
-
-
-def _ranks(ranks: list[int]) -> str:
-    """[0, 1, 2, 5] → '0-2,5'."""
-    out: list[str] = []
-    start = prev = None
-    for r in [*ranks, None]:
-        if start is None:
-            start = prev = r
-        elif r is not None and prev is not None and r == prev + 1:
-            prev = r
-        else:
-            out.append(f"{start}" if start == prev else f"{start}-{prev}")
-            start = prev = r
-    return ",".join(out)
-
-
-def finding_label(f: Finding) -> str:
-    tags = [f"{f.confidence} confidence", f"matched by {f.matched_by}"]
-    if f.generic:
-        tags.append("generic")
-    if f.role != "cause":
-        tags.append(f.role)
-    if f.consequence:
-        tags.append("seen through a consequence: the failure's own line is not in the input")
-    return ", ".join(tags)
+__all__ = ["diagnosis_markdown", "finding_label", "finding_where"]
 
 
 def _md_inline(text: str) -> str:
     """A log line as Markdown text: no emphasis or markup taken from it."""
     return "".join("\\" + c if c in "\\`*_[]<>#|~" else c for c in text)
-
-
-def unclassified_lines(u: UnclassifiedException) -> list[str]:
-    """The facts of an exception no known error explains, one per line (no diagnosis)."""
-    out = [f"{u.exception}: {u.message}", f"raised at {u.last_frame}" if u.last_frame else ""]
-    out += [f"seen at {u.source}:{u.line}", f"through {', '.join(u.stack)} ({u.frames} frames)"]
-    return [line for line in out if line]
 
 
 def _md_code(text: str) -> str:
@@ -68,8 +30,6 @@ def _md_code(text: str) -> str:
 
 
 def diagnosis_markdown(d: Diagnosis) -> str:
-    from rootcause.core.render.diagnosis_text import headline, triage_line, verdict_line
-
     lines = ["# rootcause diagnosis", "", f"**{verdict_line(d)}**", ""]
     conclusion = triage_line(d)
     if conclusion:
