@@ -1,48 +1,16 @@
-"""Views of a diagnosis: Markdown (to paste into an issue) and a rich terminal view."""
+"""Views of a diagnosis: Markdown (to paste into an issue); the terminal view is in diagnosis_text."""
 
 from __future__ import annotations
 
-from rich.console import Group, RenderableType
-from rich.markup import escape
-from rich.panel import Panel
-from rich.text import Text
+from rootcause.core.diagnosis import Diagnosis
+from rootcause.core.render.diagnosis_text import finding_label, finding_where, headline, triage_line, verdict_line
 
-from rootcause.core.diagnosis import Diagnosis, Finding
+__all__ = ["diagnosis_markdown", "finding_label", "finding_where"]
 
 
-def finding_where(f: Finding) -> str:
-    first = f.lines[0]
-    where = f"{first.source}:{first.line}"
-    if f.count > 1:
-        where += f" (+{f.count - 1} more"
-        where += f", ranks {_ranks(f.ranks)})" if len(f.ranks) > 1 else ")"
-    elif f.ranks:
-        where += f" (rank {f.ranks[0]})"
-    return where
-
-
-def _ranks(ranks: list[int]) -> str:
-    """[0, 1, 2, 5] → '0-2,5'."""
-    out: list[str] = []
-    start = prev = None
-    for r in [*ranks, None]:
-        if start is None:
-            start = prev = r
-        elif r is not None and prev is not None and r == prev + 1:
-            prev = r
-        else:
-            out.append(f"{start}" if start == prev else f"{start}-{prev}")
-            start = prev = r
-    return ",".join(out)
-
-
-def finding_label(f: Finding) -> str:
-    tags = [f"{f.confidence} confidence", f"matched by {f.matched_by}"]
-    if f.generic:
-        tags.append("generic")
-    if f.role != "cause":
-        tags.append(f.role)
-    return ", ".join(tags)
+def _md_inline(text: str) -> str:
+    """A log line as Markdown text: no emphasis or markup taken from it."""
+    return "".join("\\" + c if c in "\\`*_[]<>#|~" else c for c in text)
 
 
 def _md_code(text: str) -> str:
@@ -53,16 +21,20 @@ def _md_code(text: str) -> str:
 
 
 def diagnosis_markdown(d: Diagnosis) -> str:
-    lines = ["# rootcause diagnosis", ""]
+    lines = ["# rootcause diagnosis", "", f"**{verdict_line(d)}**", ""]
+    conclusion = triage_line(d)
+    if conclusion:
+        lines += [conclusion, ""]
     if not d.findings:
-        lines += [f"**No known error matched.** {d.abstain_reason or ''}".rstrip(), ""]
+        lines += [f"{d.abstain_reason or ''}".rstrip(), ""]
         if d.nearest:
             lines += ["Nearest candidates (below the threshold, not a diagnosis):", ""]
             lines += [f"- `{c.id}` (similarity {c.score:.2f}): {c.signature}" for c in d.nearest]
         return "\n".join(lines) + "\n"
     for n, f in enumerate(d.findings, 1):
         lines.append(f"## {n}. `{f.id}` — score {f.score:.2f} ({finding_label(f)})")
-        lines += ["", f"**{f.signature}**", "", f"Seen at `{finding_where(f)}`:", ""]
+        lines += ["", f"**{_md_inline(headline(f))}**", "", f"Known as: {f.signature}", ""]
+        lines += [f"Seen at `{finding_where(f)}`:", ""]
         lines.append(_md_code("\n".join(ref.text for ref in f.lines[:3])))
         if f.params:
             lines += ["", "Parameters: " + ", ".join(f"`{k}={v}`" for k, v in f.params.items())]
@@ -72,8 +44,13 @@ def diagnosis_markdown(d: Diagnosis) -> str:
             lines += ["", "Workarounds:", ""]
             for w in f.workarounds:
                 rate = f"{round(w.success_rate * 100)}% success, {w.basis}"
-                lines.append(f"1. {w.action} ({rate})")
+                seen = {"seen": "; the log shows this", "excluded": f"; does not apply: {w.support_note}"}
+                lines.append(f"1. {w.action} ({rate}{seen.get(w.support, '')})")
+                if w.condition:
+                    lines.append(f"   When: {w.condition}")
                 lines.append("   " + _md_code(w.how).replace("\n", "\n   "))
+            if f.more_workarounds:
+                lines += ["", f"+{f.more_workarounds} more: `rootcause show {f.id}`"]
         if f.dead_ends:
             lines += ["", "Dead ends:", ""]
             lines += [f"- ~~{d_.action}~~ — {d_.why_fails}" for d_ in f.dead_ends]
@@ -86,42 +63,3 @@ def diagnosis_markdown(d: Diagnosis) -> str:
 
         text += "\n" + triage_markdown(d.triage)
     return text
-
-
-def diagnosis_rich(d: Diagnosis) -> RenderableType:
-    parts: list[RenderableType] = []
-    if not d.findings:
-        parts.append(Text("No known error matched.", style="bold yellow"))
-        if d.abstain_reason:
-            parts.append(Text(d.abstain_reason, style="dim"))
-        for c in d.nearest:
-            parts.append(Text(f"  nearest (not a diagnosis): {c.id}  similarity {c.score:.2f}", style="dim"))
-        return Group(*parts)
-    for n, f in enumerate(d.findings, 1):
-        body = Text()
-        body.append(f.signature + "\n", style="bold red")
-        body.append(f"at {finding_where(f)}\n", style="cyan")
-        for ref in f.lines[:2]:
-            body.append("  " + ref.text[:300] + "\n", style="dim")
-        if f.params:
-            body.append("params: " + ", ".join(f"{k}={v}" for k, v in f.params.items()) + "\n")
-        body.append(f"versions: {f.versions.status.value}", style="magenta")
-        body.append(" — " + "; ".join(f.versions.reasons) + "\n", style="dim")
-        body.append("cause: ", style="bold")
-        body.append(f.root_cause + "\n")
-        for w in f.workarounds:
-            body.append(f"  ✓ {round(w.success_rate * 100)}% ({w.basis}) ", style="green")
-            body.append(w.action + "\n")
-            body.append("    $ " + w.how.replace("\n", "\n      ") + "\n", style="yellow")
-        for de in f.dead_ends:
-            body.append("  ✗ ", style="red")
-            body.append(de.action, style="bold")
-            body.append(" — " + de.why_fails + "\n", style="dim")
-        title = f"{n}. {escape(f.id)}  score {f.score:.2f} · {escape(finding_label(f))}"
-        style = "red" if f.role == "cause" and not f.generic else "yellow"
-        parts.append(Panel(body, title=title, title_align="left", border_style=style))
-    if d.triage is not None:
-        from rootcause.core.triage.render import triage_rich
-
-        parts.append(triage_rich(d.triage))
-    return Group(*parts)
