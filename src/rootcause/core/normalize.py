@@ -97,7 +97,9 @@ def parameterise(text: str) -> str:
     return " ".join(text.split())
 
 
-_TOKEN_RE = re2.compile(r"<\w+>|[A-Za-z_][A-Za-z0-9_]*")
+# Python's re, not RE2: no backtracking hazard in this fixed pattern, and its findall is about 10x faster
+# from Python (RE2's wrapper builds a match object per token). ASCII classes, as RE2's \w is.
+_TOKEN_RE = re.compile(r"<[A-Za-z0-9_]+>|[A-Za-z_][A-Za-z0-9_]*")
 STOPWORDS = frozenset(
     [
         "a",
