@@ -89,6 +89,14 @@ def test_framing_users_add_is_stripped(index, framed: str) -> None:
     assert _ids(framed, index)[:1] == ["cuda/illegal-memory-access"]
 
 
+@pytest.mark.parametrize("closing", ["`", "```", "**"])
+def test_a_pattern_ending_at_the_line_end_matches_before_closing_markup(index, closing: str) -> None:
+    # the raw-text prefilter sees the markup the cleaned line has lost; its line-end anchor must allow it
+    opening = closing if closing != "```" else "```\n"
+    text = f"{opening}ModuleNotFoundError: No module named 'torch'{closing}"
+    assert _ids(text, index)[:1] == ["packaging/torch-module-not-found"]
+
+
 def test_a_message_hard_wrapped_between_words_is_rejoined(index) -> None:
     text = (
         "Traceback (most recent call last):\n  File \"train.py\", line 9, in <module>\n"

@@ -210,8 +210,9 @@ class CompiledIndex:
 
 def database_layout() -> str:
     """What the compiled hyperscan database holds besides the canon's patterns, and in which order: a change
-    (a triage keyword added, an id moved) changes the index cache key, so a stale database is never loaded."""
-    parts = ["layout 3", "patterns", "heads 3", "errorish", ERRORISH_REGEX, "env", ENV_HINT_REGEX, "triage"]
+    (a triage keyword added, an id moved, the prefilter loosened) changes the index cache key, so a stale
+    database is never loaded."""
+    parts = ["layout 4", "patterns", "heads 3", "errorish", ERRORISH_REGEX, "env", ENV_HINT_REGEX, "triage"]
     parts += [k.decode() for k in TRIAGE_KEYWORDS]
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:16]
 

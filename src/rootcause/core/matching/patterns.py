@@ -34,8 +34,9 @@ def group_names(regex: str) -> list[str]:
 def prefilter_source(regex: str) -> str:
     """A looser form of a pattern for the raw-text noise skipper.
 
-    It runs over raw log text, where framing still sits at the start of each line,
-    so line anchors are dropped and each newline may be followed by framing.
+    It runs over raw log text, where framing still sits at the start of each line and the markup users close
+    a paste with at its end (a backtick, a fence, emphasis), so line anchors are dropped, a line end inside
+    the pattern (``(?:$|\\s)``) may also be that closing markup, and each newline may be followed by framing.
     Over-matching is fine: every hit is confirmed on the cleaned line by RE2.
     """
     src = regex
@@ -47,8 +48,11 @@ def prefilter_source(regex: str) -> str:
     return _allow_framing_after_newlines(src)
 
 
+_LINE_END_OR_MARKUP = "(?:$|[`*_])"
+
+
 def _allow_framing_after_newlines(src: str) -> str:
-    """Rewrite each `\\n` outside a character class so framing may follow it."""
+    """Rewrite each `\\n` outside a character class so framing may follow it, each `$` so markup may."""
     out: list[str] = []
     i, in_class = 0, False
     while i < len(src):
@@ -57,6 +61,10 @@ def _allow_framing_after_newlines(src: str) -> str:
             pair = src[i : i + 2]
             out.append("\\n[^\\n]{0,48}?" if pair == "\\n" and not in_class else pair)
             i += 2
+            continue
+        if ch == "$" and not in_class:  # the cleaned line ends here; the raw one may go on with closing markup
+            out.append(_LINE_END_OR_MARKUP)
+            i += 1
             continue
         if ch == "[" and not in_class:
             in_class = True
