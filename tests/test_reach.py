@@ -198,6 +198,25 @@ def test_a_wrapper_around_an_unknown_exception_is_no_known_error(index) -> None:
     assert alone.matched and [f.id for f in alone.findings] == ["pytorch/elastic-child-failed"]
 
 
+def test_pips_indented_build_output_is_read_for_the_exception_it_wraps(index) -> None:
+    # pip indents the failed build's own output; its exception line is indented too
+    log = (
+        "  error: subprocess-exited-with-error\n"
+        "  \n"
+        "  \u00d7 python setup.py egg_info did not run successfully.\n"
+        "  \u2502 exit code: 1\n"
+        "  \u2570\u2500> [6 lines of output]\n"
+        "      Traceback (most recent call last):\n"
+        '        File "/tmp/pip-install-k2x8/fused_ops/setup.py", line 12, in <module>\n'
+        '          subprocess.check_call(["nvcc", "--version"])\n'
+        "      FileNotFoundError: [Errno 2] No such file or directory: 'nvcc'\n"
+        "      [end of output]\n"
+    )
+    d = diagnose_text(log, index)
+    assert [f.id for f in d.findings] == ["packaging/pip-metadata-generation-failed"] and not d.matched
+    assert d.abstain_reason is not None and "FileNotFoundError" in d.abstain_reason
+
+
 def test_a_traceback_inside_a_json_string_is_read_through_its_escapes(index) -> None:
     line = (
         '{"detail": "Traceback (most recent call last):\\n  File \\"/srv/app.py\\", line 3, in run\\n'
