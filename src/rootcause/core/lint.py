@@ -351,22 +351,13 @@ def _prose(entry: Entry) -> list[tuple[str, str]]:
 NORMALISERS: dict[str, Mapping[str, object]] = {"src/rootcause/core/normalize.py": vars(normalize)}
 
 
-# Unanchored patterns kept on Python's re (for speed) that review showed linear, by their exact text: a
-# changed pattern loses its place here and is checked again.
-REVIEWED_LINEAR = {
-    # the lexical tokens: the first alternative fails at the first character outside <...>, and the
-    # run it read is then taken whole by the second, so no character is read more than twice
-    r"<[A-Za-z0-9_]+>|[A-Za-z_][A-Za-z0-9_]*",
-}
-
-
 def check_normalisers(modules: Mapping[str, Mapping[str, object]] = NORMALISERS) -> list[LintFinding]:
     """The canon's patterns must be linear-time (RC101); so must the code's own, which every line meets."""
     return [
         LintFinding(path, "RC108", f"{name}: {why}")
         for path, namespace in modules.items()
         for name, pattern in compiled_patterns(namespace)
-        if getattr(pattern, "pattern", None) not in REVIEWED_LINEAR and (why := backtracking_risk(pattern)) is not None
+        if (why := backtracking_risk(pattern)) is not None
     ]
 
 
