@@ -19,14 +19,23 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 
+from rootcause.core.findings import (
+    Candidate,
+    DeadEndView,
+    Finding,
+    InputSummary,
+    LineRef,
+    SourceInput,
+    WorkaroundView,
+)
 from rootcause.core.matching.backends import foreign_to
 from rootcause.core.matching.index import CompiledIndex
 from rootcause.core.matching.scan import Hit, ScanResult, SourceScanner, iter_text_chunks
 from rootcause.core.model import Entry, Role
 from rootcause.core.triage.model import TriageReport
-from rootcause.core.versions import Environment, VersionVerdict, verdict
+from rootcause.core.versions import Environment, verdict
 
 if TYPE_CHECKING:
     from rootcause.core.triage.engine import Triage
@@ -40,62 +49,6 @@ MAX_LINES_PER_FINDING = 5
 ROLE_ORDER = {Role.CAUSE: 0, Role.SYMPTOM: 1, Role.WRAPPER: 2}
 
 
-class LineRef(BaseModel):
-    source: str
-    line: int
-    text: str
-    rank: int | None = None
-
-
-class WorkaroundView(BaseModel):
-    action: str
-    how: str
-    success_rate: float
-    basis: str
-    condition: str | None = None
-
-
-class DeadEndView(BaseModel):
-    action: str
-    why_fails: str
-    fail_rate: float
-    basis: str
-
-
-class Finding(BaseModel):
-    id: str
-    signature: str
-    score: float = Field(ge=0, le=1)
-    confidence: str  # high / medium / low
-    matched_by: str  # pattern / lexical
-    generic: bool
-    role: str
-    count: int
-    ranks: list[int]
-    sources: list[str]
-    lines: list[LineRef]
-    params: dict[str, str]
-    param_values: dict[str, list[str]]
-    versions: VersionVerdict
-    root_cause: str
-    workarounds: list[WorkaroundView]
-    dead_ends: list[DeadEndView]
-
-
-class Candidate(BaseModel):
-    id: str
-    signature: str
-    score: float
-    line: LineRef | None = None
-
-
-class InputSummary(BaseModel):
-    name: str
-    lines: int
-    bytes: int
-    rank: int | None = None
-
-
 class Diagnosis(BaseModel):
     schema_version: int = JSON_SCHEMA_VERSION
     matched: bool
@@ -106,15 +59,6 @@ class Diagnosis(BaseModel):
     inputs: list[InputSummary] = []
     truncated_hits: int = 0
     triage: TriageReport | None = None
-
-
-@dataclass
-class SourceInput:
-    """One input: a name (file path or "<stdin>"), its rank if known, and its bytes."""
-
-    name: str
-    chunks: Iterable[bytes]
-    rank: int | None = None
 
 
 def _confidence_label(score: float) -> str:
