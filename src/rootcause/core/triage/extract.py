@@ -32,10 +32,13 @@ from rootcause.core.triage.facts import (
     NcclInit,
     NcclLocal,
     NcclWarn,
+    NotInGroup,
     PgStatus,
     Raised,
     RasCount,
+    RootConfig,
     SizeMismatch,
+    StoreWait,
     Timeout,
     TraceStart,
     WorldSize,
@@ -59,10 +62,13 @@ __all__ = [
     "NcclInit",
     "NcclLocal",
     "NcclWarn",
+    "NotInGroup",
     "PgStatus",
     "Raised",
     "RasCount",
+    "RootConfig",
     "SizeMismatch",
+    "StoreWait",
     "Timeout",
     "TraceStart",
     "WorldSize",
@@ -125,7 +131,14 @@ KEYWORDS: tuple[bytes, ...] = (
     b"Traceback (most recent call last)",  # Python tracebacks: console, stderr.log, error.json's py_callstack
     b'File "',  # a traceback frame (CPython traceback.py: '  File "{}", line {}, in {}')
     b'File \\"',  # the same frame inside error.json's JSON string
-    b"distributed_c10d.py:",  # a py-spy dump frame of a collective: "    all_reduce (…/distributed_c10d.py:2501)"
+    b"distributed_c10d.py:",
+    b"does not belong to the given group",  # distributed_c10d.py _warn_not_in_group
+    b"_src=",  # a logged root setting: broadcast_src=1, reduce_dst=0, src_rank=3 (RootConfig)
+    b"_dst=",
+    b"_root=",
+    b"src_rank",
+    b"dst_rank",
+    b"root_rank",  # a py-spy dump frame of a collective: "    all_reduce (…/distributed_c10d.py:2501)"
 )
 
 # §1b PG prefix: "[Rank r]" (1.10–2.2, and WorkNCCL in every 2.x), "[PG u Rank r]" (2.3), "[PG u (desc) Rank r]" (2.4),
@@ -183,7 +196,7 @@ _BARRIER = re.compile(r"Ranks? (?P<ranks>\d+(?:, \d+)*) failed to pass monitored
 # "CollectiveFingerPrint(SequenceNumber=<n>OpType=<OP>)").
 _FP_RANK = re.compile(
     r"Rank (?P<r>\d+) is running collective: CollectiveFingerPrint\(SequenceNumber=(?P<seq>\d+),? ?"
-    r"OpType=(?P<op>\w+)(?:, TensorShape=\[(?P<shape>[^\]]*)\])?"
+    r"OpType=(?P<op>\w+)(?:, TensorShape=\[(?P<shape>[^\]]*)\])?(?:, TensorDtypes=(?P<dtype>[^,)]*))?"
 )
 
 _SIZE_MISMATCH = re.compile(r"(?P<a>\d+) vs (?P<b>\d+)\. Received data size doesn't match expected size")
@@ -196,6 +209,15 @@ _NEVER_JOINED = re.compile(r"ranks \[(?P<ranks>[\d, ]*)\] are the lagging ranks"
 _JOINED_NOT_FINISHED = re.compile(r"\[(?P<ranks>[\d, ]*)\] joined but didn't finish collective #(?P<seq>\d+)")
 
 _FINISHED_NOT_JOINED = re.compile(r"\[(?P<ranks>[\d, ]*)\] finished collective #(?P<seq>\d+), but didn't join")
+# distributed_c10d.py _warn_not_in_group (1.x → 2.13)
+_NOT_IN_GROUP = re.compile(r"Running (?P<op>\w+) on global rank (?P<rank>\d+) which does not belong to the given group")
+# TCPStore wait (c10d/TCPStore.cpp "wait timeout after {}ms, keys: {}"); Gloo's key ends in the peer's rank
+_STORE_WAIT = re.compile(r"wait timeout after \d+ms, keys: (?P<key>\S{1,300})")
+_KEY_RANK = re.compile(r"/(?P<rank>\d{1,7})$")
+# a root setting the job logged: "broadcast_src=1", "reduce_dst: 0", "src_rank=3"
+_ROOT_CONFIG = re.compile(
+    r"\b(?P<name>\w{0,40}(?:_src|_dst|_root)|src_rank|dst_rank|root_rank)\s?[=:]\s?(?P<v>\d{1,7})\b"
+)
 
 
 def _ranks(text: str) -> list[int]:
@@ -277,13 +299,18 @@ def _torch_message(text: str, facts: list[Fact]) -> None:
     if "is running collective" in text:
         fps = _FP_RANK.findall(text)
         if len(fps) >= 2:
-            (r1, s1, o1, sh1), (r2, s2, o2, sh2) = fps[0], fps[1]
-            facts.append(Fingerprint(int(r1), int(s1), o1, sh1 or None, int(r2), int(s2), o2, sh2 or None))
+            (r1, s1, o1, sh1, d1), (r2, s2, o2, sh2, d2) = fps[0], fps[1]
+            facts.append(
+                Fingerprint(
+                    int(r1), int(s1), o1, sh1 or None, int(r2), int(s2), o2, sh2 or None, d1 or None, d2 or None
+                )
+            )
     if "expected size" in text:
         m = _SIZE_MISMATCH.search(text)
         if m is not None:
             facts.append(SizeMismatch(f"received {m['a']} bytes, expected at most {m['b']}"))
     _desync_report(text, facts)
+    _app_signals(text, facts)
     _launcher(text, facts)
     _exception(text, facts)
 
@@ -308,3 +335,20 @@ def _desync_report(text: str, facts: list[Fact]) -> None:
         m = _FINISHED_NOT_JOINED.search(text)
         if m is not None:
             facts.append(Lagging(_ranks(m["ranks"]), "finished-not-joined", int(m["seq"])))
+
+
+def _app_signals(text: str, facts: list[Fact]) -> None:
+    """What the job and c10d's Python layer say about one rank: a skipped call, a store key waited for, a root."""
+    if "does not belong" in text:
+        m = _NOT_IN_GROUP.search(text)
+        if m is not None:
+            facts.append(NotInGroup(m["op"], int(m["rank"])))
+    if "wait timeout after" in text:
+        m = _STORE_WAIT.search(text)
+        if m is not None:
+            key = m["key"].rstrip(",.")
+            k = _KEY_RANK.search(key)
+            facts.append(StoreWait(key, int(k["rank"]) if k else None))
+    if "_src" in text or "_dst" in text or "_root" in text or "_rank" in text:
+        for m in _ROOT_CONFIG.finditer(text):
+            facts.append(RootConfig(m["name"], int(m["v"])))

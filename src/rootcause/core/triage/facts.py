@@ -109,6 +109,8 @@ class Fingerprint:
     other_seq: int
     other_op: str
     other_shape: str | None
+    dtype: str | None = None
+    other_dtype: str | None = None
 
 
 @dataclass(slots=True)
@@ -139,6 +141,32 @@ class BarrierFail:
 @dataclass(slots=True)
 class WorldSize:
     size: int
+
+
+@dataclass(slots=True)
+class NotInGroup:
+    """`Running all_reduce on global rank 2 which does not belong to the given group.` (distributed_c10d.py
+    `_warn_not_in_group`): the call was skipped on that rank."""
+
+    op: str
+    rank: int
+
+
+@dataclass(slots=True)
+class StoreWait:
+    """`DistStoreError: wait timeout after 5000ms, keys: /default_pg/0//cpu//0/4`: the store key a rank waited
+    for; Gloo's full-mesh connect waits for one key per peer, ending in that peer's rank."""
+
+    key: str
+    peer: int | None
+
+
+@dataclass(slots=True)
+class RootConfig:
+    """A logged setting that names a root rank (`broadcast_src=1`, `reduce_dst=0`, `src_rank: 3`)."""
+
+    name: str
+    value: int
 
 
 @dataclass(slots=True)
@@ -188,6 +216,9 @@ Fact = (
     | AgentSignal
     | BlockHeading
     | BlockField
+    | NotInGroup
+    | StoreWait
+    | RootConfig
 )
 
 

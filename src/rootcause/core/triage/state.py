@@ -10,6 +10,7 @@ Everything kept is bounded: a few events per rank and kind, a capped set of time
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from rootcause.core.normalize import parameterise, strip_framing
@@ -23,6 +24,8 @@ MAX_PER_KIND = 4
 MAX_GROUPS = 300
 MAX_GROUP_KEYS = 8192
 MAX_GLOBAL = 64
+MAX_ROOTS = 8
+_ATTEMPT = re.compile(r"(?:^|[/\\])attempt_(\d{1,4})[/\\]")
 SIGNALS = {
     1: "SIGHUP",
     2: "SIGINT",
@@ -90,6 +93,9 @@ class RankAcc:
     ips: list[str] = field(default_factory=list)
     last: Ev | None = None
     frames: list[tuple[Ev, x.Frame]] = field(default_factory=list)  # the traceback being read
+    not_in_group: tuple[Ev, x.NotInGroup] | None = None
+    store_wait: tuple[Ev, x.StoreWait] | None = None
+    roots: dict[str, tuple[int, Ev]] = field(default_factory=dict)  # a logged root setting -> (value, line)
     stack: tuple[Ev, Stack, list[Ev]] | None = None  # the first stack that shows the rank in a collective
 
     def absorb(self, o: RankAcc) -> None:
@@ -100,7 +106,16 @@ class RankAcc:
         self.has_log |= o.has_log
         self.root_cause_block |= o.root_cause_block
         self.sources = sorted(set(self.sources) | set(o.sources))[:8]
-        for name in ("first_error", "first_own", "first_cascade", "desync_at", "size_mismatch", "stack"):
+        for name in (
+            "first_error",
+            "first_own",
+            "first_cascade",
+            "desync_at",
+            "size_mismatch",
+            "stack",
+            "not_in_group",
+            "store_wait",
+        ):
             mine, theirs = getattr(self, name), getattr(o, name)
             if theirs is not None and (mine is None or theirs[0].order() < mine[0].order()):
                 setattr(self, name, theirs)
@@ -113,6 +128,9 @@ class RankAcc:
         self.fingerprints = (self.fingerprints + o.fingerprints)[:MAX_PER_KIND]
         self.warn_count += o.warn_count
         self.ips = sorted(set(self.ips) | set(o.ips))[:4]
+        for name, seen in o.roots.items():
+            if name not in self.roots and len(self.roots) < MAX_ROOTS:
+                self.roots[name] = seen
         if o.last is not None and (self.last is None or o.last.order() > self.last.order()):
             self.last = o.last
 
@@ -150,6 +168,8 @@ class SourceInfo:
     pending_cpp: dict[Key, str] = field(default_factory=dict)
     block_root: bool = False
     block: dict[str, tuple[str, Ev]] = field(default_factory=dict)
+    exits: int = 0  # torchrun's "failed (exitcode: …)" lines so far: one per failed attempt
+    path_attempt: int = 0  # torchrun --log-dir's …/attempt_<n>/…
 
 
 @dataclass
@@ -165,6 +185,7 @@ class FailureRecord:
     time: tuple[float, str] | None
     root: bool
     ev: Ev
+    attempt: int = 0
 
 
 class Accumulator:
@@ -185,13 +206,25 @@ class Accumulator:
         self.groups: dict[str, Group] = {}
         self.dropped_groups = 0
         self._line_timeout = False
+        self._attempt = 0  # the attempt of the line being read (torchrun --max-restarts)
+        self.console_restarts = False  # a console showed a second failed attempt
+        self.path_attempts: set[int] = set()
+
+    @property
+    def restarted(self) -> bool:
+        """Whether the inputs hold several attempts of the job: only the first one's lines then count."""
+        return self.console_restarts or (0 in self.path_attempts and max(self.path_attempts) > 0)
 
     # -- sources ----------------------------------------------------------------------------
     def open_source(self, name: str, rank: int | None) -> int:
-        self.sources.append(SourceInfo(name, rank))
+        m = _ATTEMPT.search(name)
+        attempt = int(m.group(1)) if m else 0
+        self.sources.append(SourceInfo(name, rank, path_attempt=attempt))
+        if m:
+            self.path_attempts.add(attempt)
         idx = len(self.sources) - 1
         if rank is not None:
-            acc = self._acc(("s", idx))
+            acc = self._acc(("s", idx) if attempt == 0 else ("a", attempt, ("s", idx)))
             acc.has_log = True
         return idx
 
@@ -221,6 +254,9 @@ class Accumulator:
             if clean.local_rank is not None:
                 info.local_to_global[clean.local_rank] = clean.rank
         key = self._key(src, clean.rank, clean.local_rank, facts)
+        self._attempt = self._attempt_of(info, facts)
+        if self._attempt:
+            key = ("a", self._attempt, key)
         acc = self._acc(key)
         acc.has_log = True
         if src not in acc.sources and len(acc.sources) < 8:
@@ -238,6 +274,16 @@ class Accumulator:
         self._line_timeout = any(isinstance(f, x.Timeout) for f in facts.facts)
         for fact in facts.facts:
             self._fact(src, key, acc, ev, fact, facts)
+
+    def _attempt_of(self, info: SourceInfo, facts: x.LineFacts) -> int:
+        """Which attempt a line belongs to: torchrun logs one "failed (exitcode: …)" line per failed attempt, and
+        its failure report after the last one (it describes the last attempt)."""
+        block = any(isinstance(f, x.BlockHeading | x.BlockField) for f in facts.facts)
+        attempt = max(info.exits - 1, 0) if block else info.exits
+        if any(isinstance(f, x.AgentExit) for f in facts.facts):
+            info.exits += 1
+            self.console_restarts |= info.exits > 1
+        return max(attempt, info.path_attempt)
 
     def _key(self, src: int, rank: int | None, local: int | None, facts: x.LineFacts) -> Key:
         if rank is not None:
@@ -346,7 +392,9 @@ class Accumulator:
         elif isinstance(fact, x.WorldSize):
             self.world_sizes.append(fact.size)
         elif isinstance(fact, x.AgentExit):
-            lkey = ("x", src, fact.local_rank, fact.pid)
+            lkey: Key = ("x", src, fact.local_rank, fact.pid)
+            if self._attempt:
+                lkey = ("a", self._attempt, lkey)
             target_acc = self._acc(lkey)
             target_acc.exit_code = fact.exit_code
             target_acc.exit_pid = fact.pid
@@ -362,6 +410,14 @@ class Accumulator:
                 if fact.pid is not None:
                     self.sigterm_pids.add(fact.pid)
                 self._group("launcher", f"torchrun sent {fact.signal} to the remaining workers", e, key)
+        elif isinstance(fact, x.NotInGroup):
+            acc.not_in_group = acc.not_in_group or (e, fact)
+            self._group("warning", f"{fact.op} skipped on rank {fact.rank}: not in the given group", e, key)
+        elif isinstance(fact, x.StoreWait):
+            acc.store_wait = acc.store_wait or (e, fact)
+        elif isinstance(fact, x.RootConfig):
+            if fact.name not in acc.roots and len(acc.roots) < MAX_ROOTS:
+                acc.roots[fact.name] = (fact.value, e)
         elif isinstance(fact, x.BlockHeading):
             self._flush_block(src)
             self.sources[src].block_root = fact.root
@@ -430,7 +486,7 @@ class Accumulator:
             block["exitcode"][0] if "exitcode" in block else "", block["traceback"][0] if "traceback" in block else ""
         )
         host = block["host"][0] if "host" in block else None
-        rec = FailureRecord(int(head), local, host, code, pid, sig, when, info.block_root, ev)
+        rec = FailureRecord(int(head), local, host, code, pid, sig, when, info.block_root, ev, self._attempt)
         if len(self.failures) < 4 * MAX_GROUP_KEYS:
             self.failures.append(rec)
         self._group("exit", _exit_summary(code, sig), _with_kind(ev, "exit"), ("g", rec.rank))
