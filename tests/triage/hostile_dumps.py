@@ -4,6 +4,7 @@ engine and service tests."""
 from __future__ import annotations
 
 import json
+import os
 import pickle
 import struct
 from pathlib import Path
@@ -70,10 +71,25 @@ def deep_list(depth: int = 1_000_000) -> bytes:
 
 def deep_folder(root: Path, depth: int = 1000) -> Path:
     """A folder `depth` levels deep with one rank log at the bottom (one-letter names keep the path short)."""
-    here = root
-    for _ in range(depth):
-        here = here / "d"
-    here.mkdir(parents=True)
-    (here / "rank1.log").write_text("RuntimeError: boom\n")
+    root.mkdir()
+    here = str(root)
+    for _ in range(depth):  # one level at a time: os.makedirs and Path.mkdir(parents=True) recurse
+        here += "/d"
+        os.mkdir(here)
+    with open(here + "/rank1.log", "w") as fh:
+        fh.write("RuntimeError: boom\n")
     (root / "rank0.log").write_text("hello\n")
     return root
+
+
+def remove_deep_folder(root: Path) -> None:
+    """Remove what `deep_folder` made, bottom up (shutil.rmtree, and so pytest's tmp_path clean-up, recurse)."""
+    here = str(root)
+    while os.path.isdir(here + "/d"):
+        here += "/d"
+    while len(here) >= len(str(root)):
+        for name in os.listdir(here):
+            if name != "d":
+                os.remove(f"{here}/{name}")
+        os.rmdir(here)
+        here = here.rsplit("/", 1)[0]
