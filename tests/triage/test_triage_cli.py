@@ -80,3 +80,20 @@ def test_no_kb_flag_skips_the_links() -> None:
     done = run_cli("triage", "-f", "json", "--no-kb", str(STRAGGLER))
     assert done.returncode == 0
     assert json.loads(done.stdout)["conclusion"]["finding_ids"] == []
+
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "gloo-allreduce-timeout" / "ranks"
+
+
+def test_diagnose_leads_with_the_verdict_on_the_readme_example() -> None:
+    """examples/README.md's triage example (a real DETAIL capture) reaches a verdict, and `diagnose` shows it
+    before its findings; the triage details (evidence, timeline, ranks) come after them."""
+    triage = run_cli("triage", "-f", "json", str(EXAMPLE))
+    c = json.loads(triage.stdout)["conclusion"]
+    assert (triage.returncode, c["kind"], c["guilty_ranks"]) == (0, "straggler", [1])
+    text = run_cli("diagnose", str(EXAMPLE)).stdout
+    assert text.lstrip().splitlines()[0].startswith("╭─ triage: Straggler")
+    assert text.index("look first at: rank(s) 1") < text.index("1. pytorch/") < text.index("timeline")
+    md = run_cli("diagnose", "-f", "md", str(EXAMPLE)).stdout
+    assert md.startswith("# rootcause diagnosis\n\n## rootcause triage: Straggler")
+    assert md.index("## rootcause triage: Straggler") < md.index("## 1. ") < md.index("### Timeline")

@@ -81,14 +81,28 @@ def diagnosis_markdown(d: Diagnosis) -> str:
     if d.environment:
         lines.append("Environment: " + ", ".join(f"{k}=={v}" for k, v in sorted(d.environment.items())))
     text = "\n".join(lines) + "\n"
-    if d.triage is not None:
-        from rootcause.core.triage.render import triage_markdown
+    if d.triage is not None:  # the verdict leads; its details follow the findings
+        from rootcause.core.triage.render import triage_markdown, triage_verdict_markdown
 
-        text += "\n" + triage_markdown(d.triage)
+        head, _, rest = text.partition("\n\n")  # after the "# rootcause diagnosis" heading
+        text = f"{head}\n\n{triage_verdict_markdown(d.triage)}\n{rest}\n{triage_markdown(d.triage, verdict=False)}"
     return text
 
 
 def diagnosis_rich(d: Diagnosis) -> RenderableType:
+    """The findings; on multi-rank input the triage verdict comes first and its details last."""
+    parts: list[RenderableType] = []
+    if d.triage is not None:
+        from rootcause.core.triage.render import triage_rich, triage_verdict_rich
+
+        parts.append(triage_verdict_rich(d.triage))
+    parts.append(_findings_rich(d))
+    if d.triage is not None:
+        parts.append(triage_rich(d.triage, verdict=False))
+    return Group(*parts)
+
+
+def _findings_rich(d: Diagnosis) -> RenderableType:
     parts: list[RenderableType] = []
     if not d.findings:
         parts.append(Text("No known error matched.", style="bold yellow"))
@@ -120,8 +134,4 @@ def diagnosis_rich(d: Diagnosis) -> RenderableType:
         title = f"{n}. {escape(f.id)}  score {f.score:.2f} · {escape(finding_label(f))}"
         style = "red" if f.role == "cause" and not f.generic else "yellow"
         parts.append(Panel(body, title=title, title_align="left", border_style=style))
-    if d.triage is not None:
-        from rootcause.core.triage.render import triage_rich
-
-        parts.append(triage_rich(d.triage))
     return Group(*parts)

@@ -87,7 +87,12 @@ def _md_cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def triage_markdown(report: TriageReport) -> str:
+def triage_verdict_markdown(report: TriageReport) -> str:
+    """The conclusion alone: what `diagnose` puts before its findings."""
+    return _verdict_markdown(report) + "\n"
+
+
+def _verdict_markdown(report: TriageReport) -> str:
     c = report.conclusion
     lines = [f"## rootcause triage: {KIND_LABEL[c.kind]}", ""]
     lines += [f"**{_md_cell(c.summary)}**", ""]
@@ -106,7 +111,14 @@ def triage_markdown(report: TriageReport) -> str:
         facts.append(f"collective: `{c.collective}`")
     if c.finding_ids:
         facts.append("known errors: " + ", ".join(f"`{i}`" for i in c.finding_ids))
-    lines += ["- " + f for f in facts] + [""]
+    lines += ["- " + f for f in facts]
+    return "\n".join(lines)
+
+
+def triage_markdown(report: TriageReport, verdict: bool = True) -> str:
+    """The whole report; without `verdict`, the details that follow a verdict shown before."""
+    c = report.conclusion
+    lines = [_verdict_markdown(report), ""] if verdict else ["## rootcause triage: details", ""]
     shown = _evidence(report)[:MAX_EVIDENCE_SHOWN]
     if shown:
         lines += ["### Evidence", ""]
@@ -146,9 +158,14 @@ def triage_markdown(report: TriageReport) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
-def triage_rich(report: TriageReport) -> RenderableType:
+def _style(report: TriageReport) -> str:
+    return {"undecided": "yellow", "network": "magenta"}.get(report.conclusion.kind, "red")
+
+
+def triage_verdict_rich(report: TriageReport) -> Panel:
+    """The conclusion's panel alone: what `diagnose` puts before its findings."""
     c = report.conclusion
-    style = {"undecided": "yellow", "network": "magenta"}.get(c.kind, "red")
+    style = _style(report)
     head = Text()
     head.append(c.summary + "\n", style="bold")
     if c.guilty_ranks:
@@ -173,14 +190,19 @@ def triage_rich(report: TriageReport) -> RenderableType:
     if c.finding_ids:
         head.append("known errors: ", style="dim")
         head.append(", ".join(c.finding_ids) + "  (rootcause show ID)\n", style="cyan")
-    parts: list[RenderableType] = [
-        Panel(
-            head,
-            title=f"triage: {KIND_LABEL[c.kind]} · {c.confidence} confidence",
-            title_align="left",
-            border_style=style,
-        )
-    ]
+    return Panel(
+        head,
+        title=f"triage: {KIND_LABEL[c.kind]} · {c.confidence} confidence",
+        title_align="left",
+        border_style=style,
+    )
+
+
+def triage_rich(report: TriageReport, verdict: bool = True) -> RenderableType:
+    """The whole report; without `verdict`, the details that follow a verdict shown before."""
+    c = report.conclusion
+    style = _style(report)
+    parts: list[RenderableType] = [triage_verdict_rich(report)] if verdict else []
     shown = _evidence(report)[:MAX_EVIDENCE_SHOWN]
     if shown:
         ev_text = Text()
