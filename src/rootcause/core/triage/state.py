@@ -16,9 +16,10 @@ from dataclasses import dataclass, field
 from rootcause.core.normalize import parameterise, strip_framing
 from rootcause.core.triage import extract as x
 from rootcause.core.triage.clock import last_time, line_time
+from rootcause.core.triage.events import Ev, Key
 from rootcause.core.triage.stacks import MAX_FRAMES, Stack, is_c10d, stack_of
+from rootcause.core.triage.torchrun_report import SIGNALS, FailureRecord, exit_summary, failure_record
 
-Key = tuple[object, ...]
 MAX_TEXT = 500
 MAX_PER_KIND = 4
 MAX_GROUPS = 300
@@ -26,40 +27,6 @@ MAX_GROUP_KEYS = 8192
 MAX_GLOBAL = 64
 MAX_ROOTS = 8
 _ATTEMPT = re.compile(r"(?:^|[/\\])attempt_(\d{1,4})[/\\]")
-SIGNALS = {
-    1: "SIGHUP",
-    2: "SIGINT",
-    3: "SIGQUIT",
-    4: "SIGILL",
-    6: "SIGABRT",
-    7: "SIGBUS",
-    8: "SIGFPE",
-    9: "SIGKILL",
-    11: "SIGSEGV",
-    13: "SIGPIPE",
-    15: "SIGTERM",
-}
-
-
-@dataclass(slots=True)
-class Ev:
-    """One candidate line, as evidence.
-
-    ``t`` is the line's own timestamp; a line without one gets only ``lo``, a lower bound: the latest
-    timestamp before it in the same input. Orderings that decide a conclusion use ``t`` only.
-    """
-
-    src: int
-    line: int
-    text: str
-    t: float | None
-    lo: float | None
-    shown: str | None
-    kind: str
-    key: Key
-
-    def order(self) -> tuple[int, float, int, int]:
-        return (0 if self.lo is None else 1, self.lo or 0.0, self.src, self.line)
 
 
 @dataclass
@@ -170,22 +137,6 @@ class SourceInfo:
     block: dict[str, tuple[str, Ev]] = field(default_factory=dict)
     exits: int = 0  # torchrun's "failed (exitcode: …)" lines so far: one per failed attempt
     path_attempt: int = 0  # torchrun --log-dir's …/attempt_<n>/…
-
-
-@dataclass
-class FailureRecord:
-    """One entry of torchrun's ChildFailedError block (§4.4)."""
-
-    rank: int
-    local_rank: int | None
-    host: str | None
-    exit_code: int | None
-    pid: int | None
-    signal: str | None
-    time: tuple[float, str] | None
-    root: bool
-    ev: Ev
-    attempt: int = 0
 
 
 class Accumulator:
@@ -400,7 +351,7 @@ class Accumulator:
             target_acc.exit_pid = fact.pid
             target_acc.signal = SIGNALS.get(-fact.exit_code) if fact.exit_code < 0 else None
             target_acc.exit_ev = e
-            self._group("exit", _exit_summary(fact.exit_code, target_acc.signal), e, lkey)
+            self._group("exit", exit_summary(fact.exit_code, target_acc.signal), e, lkey)
         elif isinstance(fact, x.AgentSignal):
             if fact.death:
                 if len(self.death_signals) < MAX_GLOBAL:
@@ -459,37 +410,12 @@ class Accumulator:
     def _flush_block(self, src: int) -> None:
         info = self.sources[src]
         block, info.block = info.block, {}
-        if "rank" not in block:
+        rec = failure_record(block, info.block_root, self._attempt)
+        if rec is None:
             return
-        rank_text = block["rank"][0]
-        head = rank_text.split(" ", 1)[0]
-        if not head.isdigit():
-            return
-        local = None
-        if "local_rank:" in rank_text:
-            tail = rank_text.split("local_rank:", 1)[1].strip().rstrip(")")
-            local = int(tail) if tail.isdigit() else None
-        ev = block.get("exitcode", block["rank"])[1]
-        when = line_time(block["time"][0].replace("_", " ")) if "time" in block else None
-        t = when[0] if when else ev.t
-        ev = Ev(
-            ev.src,
-            ev.line,
-            ev.text,
-            t,
-            when[0] if when else ev.lo,
-            when[1] if when else ev.shown,
-            "exit",
-            ("g", int(head)),
-        )
-        code, pid, sig = _parse_exit(
-            block["exitcode"][0] if "exitcode" in block else "", block["traceback"][0] if "traceback" in block else ""
-        )
-        host = block["host"][0] if "host" in block else None
-        rec = FailureRecord(int(head), local, host, code, pid, sig, when, info.block_root, ev, self._attempt)
         if len(self.failures) < 4 * MAX_GROUP_KEYS:
             self.failures.append(rec)
-        self._group("exit", _exit_summary(code, sig), _with_kind(ev, "exit"), ("g", rec.rank))
+        self._group("exit", exit_summary(rec.exit_code, rec.signal), _with_kind(rec.ev, "exit"), ("g", rec.rank))
 
     # -- timeline ---------------------------------------------------------------------------
     def _group(self, kind: str, summary: str, ev: Ev, key: Key, sig: str | None = None) -> None:
@@ -522,28 +448,3 @@ def _timeout_summary(t: x.Timeout) -> str:
     what = f"{t.op} #{t.seq}" if t.seq is not None else f"{t.op}"
     numel = f"NumelIn {t.numel_in}, NumelOut {t.numel_out}; " if t.numel_in is not None else ""
     return f"{what} timed out ({numel}timeout {t.timeout_ms} ms)"
-
-
-def _exit_summary(code: int | None, sig: str | None) -> str:
-    if code is None:
-        return "exited"
-    return f"exited with code {code}" + (f" ({sig})" if sig else "")
-
-
-def _parse_exit(value: str, traceback: str) -> tuple[int | None, int | None, str | None]:
-    """'-15 (pid: 24539)  (SIGTERM)' / '1 (pid: 24538)' / '-6 (pid: 1)'; or 'Signal 6 (SIGABRT) received …'."""
-    head = value.split(" ", 1)[0] if value else ""
-    code = int(head) if head.lstrip("-").isdigit() else None
-    pid = None
-    if "pid:" in value:
-        tail = value.split("pid:", 1)[1].strip().split(")", 1)[0]
-        pid = int(tail) if tail.isdigit() else None
-    sig = None
-    if "(SIG" in value:
-        sig = value.split("(SIG", 1)[1].split(")", 1)[0]
-        sig = f"SIG{sig}"
-    elif traceback.startswith("Signal ") and "(SIG" in traceback:
-        sig = "SIG" + traceback.split("(SIG", 1)[1].split(")", 1)[0]
-    elif code is not None and code < 0:
-        sig = SIGNALS.get(-code)
-    return code, pid, sig
