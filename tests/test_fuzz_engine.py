@@ -93,3 +93,17 @@ def test_a_million_short_lines(index: CompiledIndex) -> None:
     assert d.inputs[0].lines == 1_001_001
     assert [f.id for f in d.findings][:1] == [SEED_ID]
     assert d.findings[0].lines[0].line == 1_000_001
+
+
+@pytest.mark.timeout(60)  # each input alone took 16 s to minutes on the backtracking patterns these replace
+def test_inputs_that_made_the_normalisers_backtrack(index: CompiledIndex) -> None:
+    from rootcause.core.normalize import parameterise, strip_framing, tokens
+
+    word = "RuntimeError: " + "a" * 64_000  # the path pattern rescanned the word from each letter
+    assert parameterise(word) == word and tokens(word)[:1] == ["runtimeerror"]
+    assert strip_framing("[E " + "1" * 64_000).text.startswith("[E 1")  # c10 prefix: digits, then no file
+    assert strip_framing("\x1b]" * 32_000 + "x").text == "\x1b]" * 32_000 + "x"  # OSC openings, never closed
+    log = "\n".join([word] * 20 + ["[E " + "1" * 60_000] * 4 + ["1." * 30_000 + "a"] * 4 + [SEED_ERROR]) + "\n"
+    d = diagnose_bytes(log.encode(), index)
+    check_diagnosis(d)
+    assert [f.id for f in d.findings][:1] == [SEED_ID]

@@ -183,6 +183,7 @@ def test_every_code_has_a_test() -> None:
 
     tested = set(CASES) | {"RC002", "RC103", "RC104", "RC105", "RC106", "RC201", "RC301", "RC302", "RC303"}
     tested |= {"RC802", "RC803"}  # tests/test_reproducers.py
+    tested |= {"RC108"}  # test_rc108_the_normalisers_own_patterns_are_linear
     assert set(CHECKS) <= tested, set(CHECKS) - tested
 
 
@@ -190,3 +191,23 @@ def test_the_shipped_canon_passes_lint() -> None:
     result = run_cli("lint")
     errors = [line for line in result.stdout.splitlines() if "[RC" in line and "RC50" not in line[:0]]
     assert result.returncode == 0, "\n".join(errors[:40])
+
+
+def test_rc108_the_normalisers_own_patterns_are_linear() -> None:
+    """The lint covers the code's own normalisers too, not only the canon's patterns."""
+    import re
+
+    import re2
+
+    from rootcause.core.lint import check_normalisers
+
+    assert check_normalisers() == []  # normalize.py as shipped
+    namespace = {
+        "OLD_PATH": re.compile(r"(?:[A-Za-z]:)?(?:[\w.\-~]*/)+[\w.\-]+"),  # tried at every position, backtracks
+        "NESTED": re.compile(r"^(?:\w+\s*)+:"),  # anchored, but a repeat inside a repeat
+        "FRAMING": re.compile(r"^\[rank(?P<rank>\d+)\]:\s?"),  # anchored, one repeat level: fine
+        "TABLE": [("path", re2.compile(r"(?:[\w.\-~]*/)+[\w.\-]+"))],  # RE2: fine
+    }
+    found = check_normalisers({"src/x.py": namespace})
+    assert sorted(f.message.split(":")[0] for f in found) == ["NESTED", "OLD_PATH"]
+    assert all(f.code == "RC108" and f.path == "src/x.py" for f in found)

@@ -28,13 +28,15 @@ def test_ingest_feeds_unknown_page_and_hit_counts(fleet: Fleet, tmp_path: Path) 
     url = f"sqlite:///{tmp_path / 'db.sqlite'}"
     server = start_server(url, tmp_path / "data", tmp_path / "cache")
     try:
+        entry = max(
+            {r["entry_id"] for r in rows if r["kind"] == "known"}, key=lambda e: sum(r["entry_id"] == e for r in rows)
+        )
+        with server.client() as http:  # rendered and held before the ingest, by another process
+            assert "Seen in fleet runs" not in http.get(f"/errors/{entry}/").text
         ingest = run_cli("fleet", "ingest", str(out), "--state", str(state), env=server.env)
         assert ingest.returncode == 0, ingest.stderr
         again = run_cli("fleet", "ingest", str(out), "--state", str(state), env=server.env)
         assert again.stderr.startswith("0 new hits")  # ingesting twice counts nothing twice
-        entry = max(
-            {r["entry_id"] for r in rows if r["kind"] == "known"}, key=lambda e: sum(r["entry_id"] == e for r in rows)
-        )
         expected = sum(r["entry_id"] == entry for r in rows)
         with server.client() as http:
             page = http.get("/-/unknown")

@@ -74,6 +74,17 @@ def builtin_canon_dir() -> Path:
     return Path(str(resources.files("rootcause") / "canon"))
 
 
+def checkout_canon_dir(start: Path | None = None) -> Path | None:
+    """The canon of the source checkout that holds ``start`` (the working folder by default): the
+    nearest folder above it with a pyproject.toml and src/rootcause/canon. None outside a checkout."""
+    here = (start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        candidate = folder / "src" / "rootcause" / "canon"
+        if (folder / "pyproject.toml").is_file() and candidate.is_dir():
+            return candidate
+    return None
+
+
 def canon_dirs(extra: Iterable[str | os.PathLike[str]] = ()) -> list[Path]:
     """The shipped canon first, then ROOTCAUSE_CANON folders, then --canon folders.
 

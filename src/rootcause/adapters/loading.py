@@ -1,18 +1,32 @@
-"""Load the canon and its compiled index, cached on disk by the canon's content.
+"""Load the canon and its compiled index: held in the process, cached on disk by the canon's content.
 
 A cold ``rootcause diagnose`` reads the entry files' bytes (cheap), hashes them, and
 when the hash is known loads the validated entries and the serialised hyperscan
 database from the cache instead of parsing YAML and compiling patterns again.
+
+Within one process (the Python API, a notebook, the MCP server, the web service, ``verify``)
+the loaded index is held, keyed by the canon folders, and reloaded only when they change. Each
+call compares the folders' modification times, and the files' of the extra (``--canon``,
+``ROOTCAUSE_CANON``) folders; the shipped canon's files are compared at most once a second
+(``FILE_CHECK_SECONDS``), since an installed package's files do not change under a running
+process. A changed stamp re-reads and hashes the files; the index is rebuilt only when the
+content digest differs.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import pickle
+import threading
+import time
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 from rootcause.adapters.canon_files import (
+    CANON_ENV,
+    builtin_canon_dir,
     canon_dirs,
     iter_entry_files,
     load_canon,
@@ -23,6 +37,10 @@ from rootcause.core.model import Entry
 
 CACHE_ENV = "ROOTCAUSE_CACHE_DIR"
 NO_CACHE_ENV = "ROOTCAUSE_NO_CACHE"
+FILE_CHECK_SECONDS = 1.0  # how stale an in-place edit of the shipped canon may be seen
+HELD_CANONS = 4  # distinct folder lists held at once (least recently used dropped)
+
+Stamp = tuple[tuple[str, int, int], ...]
 
 
 def cache_dir() -> Path:
@@ -32,9 +50,9 @@ def cache_dir() -> Path:
     return Path(base)
 
 
-def _canon_texts(extra: Iterable[str]) -> list[tuple[str, str]]:
+def _canon_texts(roots: Iterable[Path]) -> list[tuple[str, str]]:
     texts: list[tuple[str, str]] = []
-    for n, root in enumerate(canon_dirs(extra)):
+    for n, root in enumerate(roots):
         if not root.is_dir():
             continue
         for file, entry_id in iter_entry_files(root):
@@ -46,17 +64,111 @@ def load_entries(extra: Iterable[str] = ()) -> list[Entry]:
     return [loaded.entry for loaded in load_canon(list(extra))]
 
 
-def load_index(extra: Iterable[str] = ()) -> CompiledIndex:
-    """The compiled index for the shipped canon plus extra folders (cached)."""
-    extra = list(extra)
+# -- the stamp: what changes when a canon folder does ---------------------------------------------
+def _walk(root: Path, with_files: bool) -> tuple[list[tuple[str, int, int]], list[Path]]:
+    """(path, mtime_ns, size) of root, its subfolders and (with_files) its entry files; and the subfolders."""
+    out: list[tuple[str, int, int]] = []
+    folders: list[Path] = []
+    stack = [str(root)]
+    while stack:
+        folder = stack.pop()
+        try:
+            st = os.stat(folder)
+            entries = list(os.scandir(folder))
+        except OSError:
+            out.append((folder, -1, -1))
+            continue
+        out.append((folder, st.st_mtime_ns, st.st_size))
+        folders.append(Path(folder))
+        for item in entries:
+            if item.is_dir(follow_symlinks=True):
+                stack.append(item.path)
+            elif with_files and item.name.endswith(".yaml"):
+                try:
+                    fst = item.stat()
+                except OSError:
+                    continue
+                out.append((item.path, fst.st_mtime_ns, fst.st_size))
+    return out, folders
+
+
+def _folder_stamp(folders: list[Path]) -> Stamp:
+    out: list[tuple[str, int, int]] = []
+    for folder in folders:
+        try:
+            st = os.stat(folder)
+        except OSError:
+            out.append((str(folder), -1, -1))
+        else:
+            out.append((str(folder), st.st_mtime_ns, st.st_size))
+    return tuple(out)
+
+
+@dataclass
+class HeldCanon:
+    """One canon folder list as loaded: its entries (withdrawn ones too), its index, its digest."""
+
+    roots: tuple[Path, ...]
+    key: str
+    entries: list[Entry]
+    index: CompiledIndex
+    shipped_folders: list[Path]  # the shipped canon's folders, stat'ed on every call
+    shipped_stamp: Stamp  # ... and their stamp
+    extra_stamp: Stamp  # the extra folders and files, stat'ed on every call
+    files_checked: float  # monotonic time of the last full stamp of the shipped canon's files
+    files_stamp: Stamp
+
+
+_held: dict[tuple[str, ...], HeldCanon] = {}  # by ROOTCAUSE_CANON and the extra folders
+_held_lock = threading.Lock()
+
+
+@functools.cache
+def _shipped_root() -> Path:
+    return builtin_canon_dir()
+
+
+def _stamps(roots: tuple[Path, ...]) -> tuple[list[Path], Stamp, Stamp, Stamp]:
+    shipped = _shipped_root()
+    shipped_files: list[tuple[str, int, int]] = []
+    shipped_folders: list[Path] = []
+    extra: list[tuple[str, int, int]] = []
+    for root in roots:
+        if root == shipped:
+            files, shipped_folders = _walk(root, with_files=True)
+            shipped_files.extend(files)
+        else:
+            extra.extend(_walk(root, with_files=True)[0])
+    return shipped_folders, _folder_stamp(shipped_folders), tuple(extra), tuple(shipped_files)
+
+
+def _unchanged(held: HeldCanon, now: float) -> bool:
+    """The cheap check: folders (and extra folders' files) each call; the shipped files once a second."""
+    if _folder_stamp(held.shipped_folders) != held.shipped_stamp:
+        return False
+    shipped = _shipped_root()
+    extra = tuple(s for root in held.roots if root != shipped for s in _walk(root, with_files=True)[0])
+    if extra != held.extra_stamp:
+        return False
+    if now - held.files_checked >= FILE_CHECK_SECONDS:
+        shipped_files = _stamps(held.roots)[3]
+        if shipped_files != held.files_stamp:
+            return False
+        held.files_checked = now
+    return True
+
+
+def _build(roots: tuple[Path, ...], extra: list[str], key: str) -> tuple[list[Entry], CompiledIndex]:
+    """Entries and index for a content digest: from the disk cache, or parsed and compiled (and cached)."""
     if os.environ.get(NO_CACHE_ENV):
-        return CompiledIndex(load_entries(extra))
-    key = index_cache_key(_canon_texts(extra))
+        entries = load_entries(extra)
+        return entries, CompiledIndex(entries)
     path = cache_dir() / f"index-{key}.pickle"
     if path.is_file():
         try:
             payload = pickle.loads(path.read_bytes())  # our own file, written below
-            return CompiledIndex(payload["entries"], hs_blob=payload["hyperscan"], lexical=payload["lexical"])
+            index = CompiledIndex(payload["entries"], hs_blob=payload["hyperscan"], lexical=payload["lexical"])
+            return list(payload["entries"]), index
         except Exception:  # a stale or damaged cache is rebuilt, never trusted
             path.unlink(missing_ok=True)
     entries = load_entries(extra)
@@ -70,4 +182,40 @@ def load_index(extra: Iterable[str] = ()) -> CompiledIndex:
                 old.unlink(missing_ok=True)  # one cache per canon state
     except OSError:
         pass  # a read-only home still diagnoses, only slower
-    return index
+    return entries, index
+
+
+def held_canon(extra: Iterable[str] = ()) -> HeldCanon:
+    """The canon of the shipped, ROOTCAUSE_CANON and extra folders, held in this process."""
+    extra = [os.fspath(p) for p in extra]
+    name = (os.environ.get(CANON_ENV, ""), *extra)
+    now = time.monotonic()
+    with _held_lock:
+        held = _held.get(name)
+        if held is not None and _unchanged(held, now):
+            _held[name] = _held.pop(name)  # most recently used last
+            return held
+        roots = tuple(canon_dirs(extra))
+        shipped_folders, shipped_stamp, extra_stamp, files_stamp = _stamps(roots)
+        key = index_cache_key(_canon_texts(roots))
+        if held is not None and held.key == key:  # touched, not changed
+            entries, index = held.entries, held.index
+        else:
+            entries, index = _build(roots, extra, key)
+        held = HeldCanon(roots, key, entries, index, shipped_folders, shipped_stamp, extra_stamp, now, files_stamp)
+        _held.pop(name, None)
+        _held[name] = held
+        while len(_held) > HELD_CANONS:
+            _held.pop(next(iter(_held)))
+        return held
+
+
+def load_index(extra: Iterable[str] = ()) -> CompiledIndex:
+    """The compiled index for the shipped canon plus extra folders (held in the process, cached on disk)."""
+    return held_canon(extra).index
+
+
+def forget_held() -> None:
+    """Drop every held index (the next call loads again, from the disk cache when it can)."""
+    with _held_lock:
+        _held.clear()

@@ -41,6 +41,7 @@ SERVICE_URL_ENV = "ROOTCAUSE_SERVICE_URL"
 TOKEN_ENV = "ROOTCAUSE_TOKEN"
 MCP_PATH = "/mcp"
 MAX_QUERY = 2_000
+ERROR_MAX = 2_000  # characters of one tool error
 NOTE_MAX = 2_000
 HTTP_TIMEOUT_S = 20.0
 NOT_CONFIGURED = (
@@ -145,13 +146,25 @@ class ServiceCanon:
 Canon = LocalCanon | ServiceCanon
 
 
+ECHO_MAX = 120  # characters of an argument an error message repeats back
+
+
+def echo(value: object) -> str:
+    """An argument as an error message repeats it: quoted, on one line, at most ECHO_MAX characters
+    (a 1 MiB argument must not come back as 1 MiB)."""
+    text = str(value)
+    shown = repr(view.flat(text, ECHO_MAX))
+    return shown if len(text) <= ECHO_MAX else f"{shown} ({len(text)} characters)"
+
+
 def _known(entries: Mapping[str, Entry], entry_id: str) -> Entry:
-    entry = entries.get(entry_id.strip())
+    wanted = entry_id.strip()
+    entry = entries.get(wanted)
     if entry is not None:
         return entry
-    close = difflib.get_close_matches(entry_id.strip(), list(entries), n=3, cutoff=0.5)
+    close = difflib.get_close_matches(wanted, list(entries), n=3, cutoff=0.5) if len(wanted) <= ECHO_MAX else []
     hint = f" Did you mean: {', '.join(close)}?" if close else " search(query) finds entries by words."
-    raise ToolError(f"no entry with id {entry_id!r}.{hint}")
+    raise ToolError(f"no entry with id {echo(entry_id)}.{hint}")
 
 
 @contextmanager
@@ -160,7 +173,7 @@ def _as_tool_errors() -> Iterator[None]:
     try:
         yield
     except RootcauseError as exc:
-        raise ToolError(" ".join(str(exc).split())) from None
+        raise ToolError(view.flat(str(exc), ERROR_MAX)) from None
 
 
 # -- outcome reports -----------------------------------------------------------------------------
@@ -218,9 +231,9 @@ def post_outcome(url: str, token: str, report: OutcomeReport) -> dict[str, Any]:
             result: dict[str, Any] = json.loads(response.read())
             return result
     except urllib.error.HTTPError as exc:
-        raise ToolError(
-            f"the service at {url} refused the report (HTTP {exc.code}): {_error_message(exc.read())}"
-        ) from None
+        reason = _error_message(exc.read())
+        message = f"the service at {url} refused the report (HTTP {exc.code}): {reason}"
+        raise ToolError(view.flat(message, ERROR_MAX)) from None
     except (urllib.error.URLError, OSError, ValueError) as exc:
         reason = getattr(exc, "reason", exc)
         raise ToolError(f"cannot reach the rootcause service at {url}: {reason}. Nothing was recorded.") from None
@@ -233,7 +246,7 @@ def env_reporter(report: OutcomeReport, ctx: Context | None = None) -> dict[str,
     if not url or not token:
         raise ToolError(NOT_CONFIGURED)
     if not url.startswith(("http://", "https://")):
-        raise ToolError(f"{SERVICE_URL_ENV} must be an http(s) URL, got {url!r}. Nothing was recorded.")
+        raise ToolError(f"{SERVICE_URL_ENV} must be an http(s) URL, got {echo(url)}. Nothing was recorded.")
     return post_outcome(url, token, report)
 
 
@@ -270,11 +283,11 @@ def _in_process_reporter(state: ServiceState) -> Reporter:
                 HTTPAuthorizationCredentials(scheme="Bearer", credentials=token.strip()),
             )
         except RootcauseError as exc:
-            raise ToolError(f"the service refused the report: {exc}") from None
+            raise ToolError(view.flat(f"the service refused the report: {exc}", ERROR_MAX)) from None
         except (RequestValidationError, ValidationError) as exc:
             errors = exc.errors()
             msg = "; ".join(str(e.get("msg", e)) for e in errors[:3])
-            raise ToolError(f"the service refused the report: {msg}") from None
+            raise ToolError(view.flat(f"the service refused the report: {msg}", ERROR_MAX)) from None
         result: dict[str, Any] = json.loads(bytes(response.body))
         return result
 
@@ -305,7 +318,7 @@ def _resolve_item(entry: Entry, kind: str, ref: int | str) -> tuple[int, str]:
             return starts[0], items[starts[0]][0]
     choices = "; ".join(f"[{n}] {view.flat(action, 60)}" for n, (action, _) in enumerate(items))
     raise ToolError(
-        f"{entry.id} has no {kind.replace('_', ' ')} {ref!r}: give an index from 0 to {len(items) - 1} ({choices})"
+        f"{entry.id} has no {kind.replace('_', ' ')} {echo(ref)}: give an index from 0 to {len(items) - 1} ({choices})"
     )
 
 
@@ -447,7 +460,7 @@ def _search(canon: Canon, query: str, domain: str | None, limit: int) -> list[vi
     entries = canon.entries()
     domains = sorted({e.domain for e in entries.values()})
     if domain is not None and domain.strip() not in domains:
-        raise ToolError(f"unknown domain {domain!r}; the domains are: {', '.join(domains)}")
+        raise ToolError(f"unknown domain {echo(domain)}; the domains are: {', '.join(domains)}")
     results: list[view.SearchResult] = []
     seen: set[str] = set()
 

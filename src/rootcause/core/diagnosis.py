@@ -19,8 +19,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from pydantic import BaseModel
+from pydantic import BaseModel, PrivateAttr
 
+from rootcause.core.advice import SHOWN_WORKAROUNDS, rank_workarounds
 from rootcause.core.findings import (
     Candidate,
     DeadEndView,
@@ -35,7 +36,7 @@ from rootcause.core.matching.index import CompiledIndex
 from rootcause.core.matching.scan import Hit, ScanResult, SourceScanner, iter_text_chunks
 from rootcause.core.model import Entry, Role
 from rootcause.core.triage.model import TriageReport
-from rootcause.core.versions import Environment, verdict
+from rootcause.core.versions import Environment, Verdict, verdict
 
 if TYPE_CHECKING:
     from rootcause.core.triage.engine import Triage
@@ -59,24 +60,34 @@ class Diagnosis(BaseModel):
     inputs: list[InputSummary] = []
     truncated_hits: int = 0
     triage: TriageReport | None = None
+    # the one-pass triage tap missed the start of the input (a second rank showed late): read it again
+    _triage_gap: bool = PrivateAttr(default=False)
+
+    @property
+    def triage_gap(self) -> bool:
+        return self._triage_gap
 
 
 def _confidence_label(score: float) -> str:
     return "high" if score >= 0.8 else "medium" if score >= 0.6 else "low"
 
 
-def _top_workarounds(entry: Entry, limit: int = 3) -> list[WorkaroundView]:
-    ranked = sorted(entry.workarounds, key=lambda w: -w.success_rate.value)[:limit]
-    return [
+def _top_workarounds(entry: Entry, lines: list[str], env: Environment) -> tuple[list[WorkaroundView], int]:
+    """The workarounds the evidence supports first (core/advice.py), at most SHOWN_WORKAROUNDS, and how many more."""
+    ranked = rank_workarounds(entry.workarounds, lines, env)
+    views = [
         WorkaroundView(
-            action=w.action,
-            how=w.how,
-            success_rate=w.success_rate.value,
-            basis=w.success_rate.basis.value,
-            condition=w.condition,
+            action=j.workaround.action,
+            how=j.workaround.how,
+            success_rate=j.workaround.success_rate.value,
+            basis=j.workaround.success_rate.basis.value,
+            condition=j.workaround.condition,
+            support=j.support.value,
+            support_note=j.why,
         )
-        for w in ranked
+        for j in ranked[:SHOWN_WORKAROUNDS]
     ]
+    return views, max(0, len(ranked) - SHOWN_WORKAROUNDS)
 
 
 def _dead_ends(entry: Entry) -> list[DeadEndView]:
@@ -107,6 +118,7 @@ def _finding(group: _Group, env: Environment) -> Finding:
             if value not in values and len(values) < 16:
                 values.append(value)
     _, first_hit = group.hits[0]
+    workarounds, more = _top_workarounds(entry, [h.raw for _, h in group.hits[:MAX_LINES_PER_FINDING]], env)
     return Finding(
         id=entry.id,
         signature=entry.signature,
@@ -123,7 +135,8 @@ def _finding(group: _Group, env: Environment) -> Finding:
         param_values=param_values,
         versions=verdict(entry, env),
         root_cause=entry.root_cause,
-        workarounds=_top_workarounds(entry),
+        workarounds=workarounds,
+        more_workarounds=more,
         dead_ends=_dead_ends(entry),
     )
 
@@ -175,9 +188,13 @@ def diagnose_sources(
     detected: Environment = {}
     inputs: list[InputSummary] = []
     truncated = 0
+    sources = list(sources)
+    # one unnamed input may hold one rank only: its tap waits for the first sign of a second one
+    defer = len(sources) == 1 and sources[0].rank is None
+    gap = False
     for order, source in enumerate(sources):
         tap = triage.open(source.name, source.rank) if triage is not None else None
-        scanner = SourceScanner(index, tap=tap)
+        scanner = SourceScanner(index, tap=tap, defer_tap=defer)
         for chunk in source.chunks:
             scanner.feed(chunk)
             if progress is not None:
@@ -188,6 +205,7 @@ def diagnose_sources(
         if scanned is not None:
             scanned(source.name, result)
         truncated += result.truncated_hits
+        gap = gap or result.triage_gap
         inputs.append(InputSummary(name=source.name, lines=result.lines, bytes=result.bytes, rank=source.rank))
         for name, version in result.env.items():
             detected.setdefault(name, version)
@@ -241,7 +259,7 @@ def diagnose_sources(
 
     effective_env = {**detected, **(env or {})}
     ordered = _drop_redundant_generics(sorted(groups.values(), key=_rank_key))
-    findings = [_finding(g, effective_env) for g in ordered]
+    findings = _affected_first([_finding(g, effective_env) for g in ordered])
     reason = None
     if not findings:
         nearest = sorted(nearest_best.values(), key=lambda c: -c.score)[:3]
@@ -249,7 +267,7 @@ def diagnose_sources(
             "no known error matched: no pattern matched and no lexical candidate reached "
             f"the threshold ({LEXICAL_THRESHOLD})"
         )
-    return Diagnosis(
+    d = Diagnosis(
         matched=bool(findings),
         findings=findings,
         nearest=nearest,
@@ -258,6 +276,17 @@ def diagnose_sources(
         inputs=inputs,
         truncated_hits=truncated,
     )
+    d._triage_gap = gap
+    return d
+
+
+_NOT_AFFECTED = (Verdict.NOT_AFFECTED, Verdict.FIXED)
+
+
+def _affected_first(findings: list[Finding]) -> list[Finding]:
+    """A finding whose version verdict says this environment is not affected (or past the fix) ranks
+    below every other, keeping the order within each group (docs/ranking.md, 'Versions last')."""
+    return sorted(findings, key=lambda f: f.versions.status in _NOT_AFFECTED)
 
 
 def holds_several_ranks(d: Diagnosis) -> bool:

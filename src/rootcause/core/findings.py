@@ -25,6 +25,8 @@ class WorkaroundView(BaseModel):
     success_rate: float
     basis: str
     condition: str | None = None
+    support: str = "unknown"  # seen (the log shows the condition) / unknown / excluded (the environment fails it)
+    support_note: str | None = None
 
 
 class DeadEndView(BaseModel):
@@ -51,6 +53,7 @@ class Finding(BaseModel):
     versions: VersionVerdict
     root_cause: str
     workarounds: list[WorkaroundView]
+    more_workarounds: int = 0  # further workarounds of the entry not listed here (rootcause show ID)
     dead_ends: list[DeadEndView]
 
 

@@ -11,10 +11,11 @@ from dataclasses import dataclass
 
 from packaging.requirements import Requirement
 
+from rootcause.core import normalize
 from rootcause.core.diagnosis import diagnose_text
 from rootcause.core.matching.index import CompiledIndex
 from rootcause.core.matching.lexical import LexicalIndex
-from rootcause.core.matching.patterns import compile_re2
+from rootcause.core.matching.patterns import backtracking_risk, compile_re2, compiled_patterns
 from rootcause.core.model import Basis, Entry, RelationType, SourceKind, Verification, has_bounds
 from rootcause.core.normalize import parameterise
 from rootcause.core.reproducers import Reproducer, check_reproducers
@@ -30,6 +31,7 @@ CHECKS: dict[str, tuple[str, str]] = {
     "RC105": ("error", "an example or source has no provenance"),
     "RC106": ("error", "an example cites a fixture file that does not contain it"),
     "RC107": ("error", "no message generations listed (wordings and the releases that print them)"),
+    "RC108": ("error", "a pattern of the project's own normalisers can backtrack on user input (not linear-time)"),
     "RC201": ("error", "an example is matched first by another entry (collision)"),
     "RC301": ("error", "near-duplicate signature of another entry, with no typed relation"),
     "RC302": ("warning", "near-duplicate of an entry marked same-as: consider merging"),
@@ -327,6 +329,20 @@ def _prose(entry: Entry) -> list[tuple[str, str]]:
     return [(f, t) for f, t in fields if t]
 
 
+# The modules whose patterns clean every line of user input before matching (RC108).
+NORMALISERS: dict[str, Mapping[str, object]] = {"src/rootcause/core/normalize.py": vars(normalize)}
+
+
+def check_normalisers(modules: Mapping[str, Mapping[str, object]] = NORMALISERS) -> list[LintFinding]:
+    """The canon's patterns must be linear-time (RC101); so must the code's own, which every line meets."""
+    return [
+        LintFinding(path, "RC108", f"{name}: {why}")
+        for path, namespace in modules.items()
+        for name, pattern in compiled_patterns(namespace)
+        if (why := backtracking_risk(pattern)) is not None
+    ]
+
+
 def lint_entries(
     loaded: Iterable[tuple[Entry, str]],
     *,
@@ -354,4 +370,5 @@ def lint_entries(
             return [*out, LintFinding("<canon>", "RC101", str(exc))]
     out += check_collisions(entries, index)
     out += check_duplicates(entries)
+    out += check_normalisers()
     return sorted(out, key=lambda f: (f.path, f.code, f.message))

@@ -220,7 +220,24 @@ class Workaround(_Strict):
     success_rate: Rate
     condition: str | None = None
     condition_zh: str | None = None
+    evidence: str | None = Field(
+        default=None,
+        description="RE2 pattern: when it matches a line of the finding, the log shows this workaround's condition",
+    )
+    requires: str | None = Field(
+        default=None, description="PEP 508 requirement the environment must meet for this workaround (torch>=2.1)"
+    )
     sources: list[str] = Field(default_factory=list)
+
+    @field_validator("evidence")
+    @classmethod
+    def _evidence_linear_time(cls, value: str | None) -> str | None:
+        return None if value is None else Pattern._linear_time(value)
+
+    @field_validator("requires")
+    @classmethod
+    def _requires_pep508(cls, value: str | None) -> str | None:
+        return None if value is None else _check_requirement(value)
 
 
 class DeadEnd(_Strict):

@@ -15,7 +15,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-ANSI_RE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07")
+import re2
+
+ANSI_RE = re2.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*\x07")
 
 # One framing element at the start of a line; stripped repeatedly.
 _FRAMING = [
@@ -23,7 +25,7 @@ _FRAMING = [
     ("rank", re.compile(r"^\[rank(?P<rank>\d+)\]:\s?")),
     ("local_rank", re.compile(r"^\[default(?P<local_rank>\d+)\]:\s?")),
     # c10 logger: "[E ProcessGroupNCCL.cpp:737] " and "[E1206 18:44:16.994932383 file.cpp:1709] "
-    ("c10", re.compile(r"^\[[IWEF](?:\d{3,4} \d\d:\d\d:\d\d(?:\.\d+)?)?(?: +\d+)? ?[\w.\-/]+:\d+\]\s?")),
+    ("c10", re.compile(r"^\[[IWEF](?:\d{3,4} \d\d:\d\d:\d\d(?:\.\d+)?)?(?: +\d++)? ?[\w.\-/]+:\d+\]\s?")),
     # glog: "E1202 13:13:37.486000 11617 file.py:1002] "
     ("glog", re.compile(r"^[IWEF]\d{3,4} \d\d:\d\d:\d\d(?:\.\d+)? +\d+ [\w.\-/]+:\d+\]\s?")),
     # ISO-ish timestamps, optionally bracketed, optionally followed by a separator
@@ -78,12 +80,14 @@ def strip_framing(line: str) -> CleanLine:
     return CleanLine(line, rank, local_rank)
 
 
-# Sentry-style parameterisation, in priority order, for grouping and lexical match.
+# Sentry-style parameterisation, in priority order, for grouping and lexical match. RE2 (linear
+# time): on Python's re the path pattern rescans the rest of a long word from each of its letters.
+_WORD = r"\p{L}\p{N}_"  # what Python's \w matches; RE2's \w is ASCII only
 _PARAMS = [
-    (re.compile(r"0x[0-9a-fA-F]+"), " <hex> "),
-    (re.compile(r"(?:[A-Za-z]:)?(?:[\w.\-~]*/)+[\w.\-]+"), " <path> "),
-    (re.compile(r"\bv?\d+(?:\.\d+)+\b"), " <num> "),
-    (re.compile(r"\b\d+\b"), " <num> "),
+    (re2.compile(r"0x[0-9a-fA-F]+"), " <hex> "),
+    (re2.compile(rf"(?:[A-Za-z]:)?(?:[{_WORD}.\-~]*/)+[{_WORD}.\-]+"), " <path> "),
+    (re2.compile(r"\bv?\d+(?:\.\d+)+\b"), " <num> "),
+    (re2.compile(r"\b\d+\b"), " <num> "),
 ]
 
 
@@ -93,7 +97,7 @@ def parameterise(text: str) -> str:
     return " ".join(text.split())
 
 
-_TOKEN_RE = re.compile(r"<\w+>|[A-Za-z_][A-Za-z0-9_]*")
+_TOKEN_RE = re2.compile(r"<\w+>|[A-Za-z_][A-Za-z0-9_]*")
 STOPWORDS = frozenset(
     [
         "a",

@@ -31,17 +31,24 @@ class VersionVerdict(BaseModel):
     reasons: list[str] = []
 
 
+ENV_PART_MAX = 200  # characters of one name==version pair; an error repeats at most 60 of them
+
+
+def _shown(text: str) -> str:
+    return repr(text if len(text) <= 60 else text[:60] + "…")
+
+
 def parse_env_spec(spec: str) -> Environment:
     """``torch==2.1.0,nccl==2.18`` → {"torch": "2.1.0", "nccl": "2.18"}."""
     env: Environment = {}
     for part in filter(None, (p.strip() for p in spec.split(","))):
         name, sep, version = part.partition("==")
-        if not sep or not name.strip() or not version.strip():
-            raise UsageError(f"--env: expected name==version, got {part!r}")
+        if not sep or not name.strip() or not version.strip() or len(part) > ENV_PART_MAX:
+            raise UsageError(f"--env: expected name==version (at most {ENV_PART_MAX} characters), got {_shown(part)}")
         try:
             Version(version.strip())
         except InvalidVersion:
-            raise UsageError(f"--env: {version.strip()!r} is not a PEP 440 version") from None
+            raise UsageError(f"--env: {_shown(version.strip())} is not a PEP 440 version") from None
         env[canonicalize_name(name.strip())] = version.strip()
     return env
 

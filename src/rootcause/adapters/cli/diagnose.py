@@ -91,10 +91,10 @@ def diagnose(
     """Diagnose an error message, a traceback, a whole log, or one log per rank.
 
     PATH may be a file (plain or .gz), a folder of rank logs, or '-' for stdin (the default).
-    Exit status: 0 when a known error matched, 1 when none did, 2 on a usage error.
+    Exit status: 0 when a known error matched, 1 when none did, 2 on a usage error or when nothing was read.
     """
     from rootcause.adapters.inputs import materialise
-    from rootcause.adapters.triage_runner import finish_triage, start_triage
+    from rootcause.adapters.triage_runner import attach_triage, finish_triage, start_triage
     from rootcause.core.diagnosis import holds_several_ranks
     from rootcause.core.versions import parse_env_spec
     from rootcause.errors import UsageError
@@ -105,11 +105,17 @@ def diagnose(
     env: Environment = installed_env() if detect_env else {}
     if env_spec:
         env.update(parse_env_spec(env_spec))
-    named = materialise(path_list)
+    given = materialise(path_list)
+    if not given:
+        raise UsageError("nothing read: no log files under " + ", ".join(path_list))
     # one pass: the scan feeds the triage the lines that hold its keywords; Flight Recorder dumps go to it alone
-    triage, named = start_triage(named)
+    triage, named = start_triage(given)
     d = run_diagnosis(named, env, list(canon), show_progress=sys.stdout.isatty() and not no_progress, triage=triage)
-    if holds_several_ranks(d) or triage.has_dumps:
+    if not triage.has_dumps and sum(i.bytes for i in d.inputs) == 0:
+        raise UsageError("nothing read: " + ", ".join(name for name, _ in named) + " held no bytes")
+    if d.triage_gap:  # a second rank showed only after the scan had let the start go: a second read
+        attach_triage(d, [str(path) for _, path in given])
+    elif holds_several_ranks(d) or triage.has_dumps:
         finish_triage(d, triage)
     if output == "json":
         sys.stdout.write(d.model_dump_json(indent=2) + "\n")
@@ -120,7 +126,7 @@ def diagnose(
     else:
         from rich.console import Console
 
-        from rootcause.core.render.diagnosis_view import diagnosis_rich
+        from rootcause.core.render.diagnosis_text import diagnosis_rich
 
         Console().print(diagnosis_rich(d))
     raise click.exceptions.Exit(EXIT_MATCHED if d.matched else EXIT_NO_MATCH)

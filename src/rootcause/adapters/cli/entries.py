@@ -83,7 +83,7 @@ def show(entry_id: str, fmt: str, lang: str, canon: tuple[str, ...]) -> None:
     entry = _entry(entry_id, list(canon))
     views = reproducer_views(entry, canon_dirs(list(canon)))
     if fmt == "text":
-        Console(soft_wrap=True).print(render_text(entry, lang, views))
+        Console().print(render_text(entry, lang, views))
     else:
         sys.stdout.write(render_document(entry, fmt, lang, views))
 
@@ -124,12 +124,18 @@ def fmt(paths: tuple[Path, ...], check: bool, canon: tuple[str, ...]) -> None:
 @click.option("-f", "--format", "output", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @click.option("--canon", multiple=True, metavar="PATH", help="Extra canon folder (repeatable); also $ROOTCAUSE_CANON.")
 def lint(paths: tuple[Path, ...], output: str, canon: tuple[str, ...]) -> None:
-    """Check the canon: schema, patterns, examples, collisions, duplicates, contradictions, content."""
-    from rootcause.adapters.canon_files import canon_dirs, iter_entry_files, load_file
+    """Check the canon: schema, patterns, examples, collisions, duplicates, contradictions, content.
+
+    Without PATH, inside a source checkout its src/rootcause/canon is checked (not the installed copy)."""
+    from rootcause.adapters.canon_files import canon_dirs, checkout_canon_dir, iter_entry_files, load_file
     from rootcause.core.lint import LintFinding, code_for_field, lint_entries
     from rootcause.errors import CanonError, UsageError
 
     roots = [Path(p) for p in paths] if paths else canon_dirs(list(canon))
+    checkout = None if paths else checkout_canon_dir()
+    if checkout is not None:
+        roots[0] = checkout
+        print(f"rootcause: linting the checkout's canon {checkout}", file=sys.stderr)
     loaded: dict[str, tuple[Entry, str]] = {}
     problems: list[LintFinding] = []
     for root in roots:

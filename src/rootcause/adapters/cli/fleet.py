@@ -21,8 +21,30 @@ state_option = click.option(
     "--state",
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
-    help="Folder of the template miner's state (default: $ROOTCAUSE_DATA_DIR/fleet).",
+    help="Folder of the template miner's state (default: beside the findings file, or per --name).",
 )
+name_option = click.option(
+    "--name",
+    default=None,
+    metavar="NAME",
+    help="A named scan: its miner state lives in $ROOTCAUSE_DATA_DIR/fleet/NAME, apart from every other scan.",
+)
+
+
+def state_dir(state: Path | None, name: str | None, findings: Path | None) -> Path:
+    """Each scan keeps its own miner state, never one global state: --state, else the named scan's
+    folder, else beside its findings file (findings.parquet -> findings.parquet.templates/)."""
+    from rootcause.errors import UsageError
+
+    if state is not None:
+        return state
+    if name is not None:
+        if not name or "/" in name or name.startswith(".") or len(name) > 100:
+            raise UsageError(f"--name: {name!r} is not a plain name (letters, digits, -, _)")
+        return default_state_dir() / name
+    if findings is not None:
+        return findings.with_name(findings.name + ".templates")
+    raise UsageError("which scan? give --name, --findings or --state")
 
 
 @click.group()
@@ -43,6 +65,7 @@ def fleet() -> None:
 @click.option("--no-triage", is_flag=True, help="Skip the per-job triage verdicts.")
 @click.option("--no-templates", is_flag=True, help="Do not mine unknown lines into templates.")
 @state_option
+@name_option
 @click.option("--no-progress", is_flag=True, help="Never show a progress bar.")
 def scan(
     patterns: tuple[str, ...],
@@ -57,6 +80,7 @@ def scan(
     no_triage: bool,
     no_templates: bool,
     state: Path | None,
+    name: str | None,
     no_progress: bool,
 ) -> None:
     """Scan every rank log that GLOB names (``'logs/**/*.log'``) and write one row per finding to --out."""
@@ -102,7 +126,7 @@ def scan(
         from rootcause.adapters.fleet.templates import TemplateBook
 
         rows, _, _ = read_findings(out)
-        book = TemplateBook(state or default_state_dir())
+        book = TemplateBook(state_dir(state, name, out))
         mined = book.add_rows(r for r in rows if r["kind"] == "unknown")
         book.save()
     click.echo(
@@ -151,6 +175,13 @@ def report(findings: Path, html_out: Path | None, json_out: Path | None, output:
 
 @fleet.command()
 @state_option
+@name_option
+@click.option(
+    "--findings",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="The scan's findings file (its templates lie beside it).",
+)
 @click.option("--limit", type=int, default=20, show_default=True, help="How many templates to list.")
 @click.option("-f", "--format", "output", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @click.option(
@@ -162,13 +193,19 @@ def report(findings: Path, html_out: Path | None, json_out: Path | None, output:
 )
 @click.option("--id", "entry_id", default=None, help="The candidate's entry id (domain/slug).")
 def unknown(
-    state: Path | None, limit: int, output: str, write_candidate: tuple[str, str] | None, entry_id: str | None
+    state: Path | None,
+    name: str | None,
+    findings: Path | None,
+    limit: int,
+    output: str,
+    write_candidate: tuple[str, str] | None,
+    entry_id: str | None,
 ) -> None:
     """Error lines that no entry explains, mined into templates, most frequent first."""
     from rootcause.adapters.fleet.templates import TemplateBook
     from rootcause.errors import UsageError
 
-    book = TemplateBook(state or default_state_dir())
+    book = TemplateBook(state_dir(state, name, findings))
     if write_candidate:
         from rootcause.adapters.fleet.candidate import write_candidate as write
 
@@ -197,8 +234,9 @@ def unknown(
 @fleet.command()
 @click.argument("findings", type=click.Path(dir_okay=False, path_type=Path))
 @state_option
+@name_option
 @click.option("--database-url", envvar="ROOTCAUSE_DATABASE_URL", default=None, help="The service's database.")
-def ingest(findings: Path, state: Path | None, database_url: str | None) -> None:
+def ingest(findings: Path, state: Path | None, name: str | None, database_url: str | None) -> None:
     """Feed a fleet scan to the web service's store: hit counts per entry and the unknown templates."""
     from rootcause.adapters.fleet.output import read_findings
     from rootcause.adapters.fleet.store import FleetStore
@@ -210,7 +248,7 @@ def ingest(findings: Path, state: Path | None, database_url: str | None) -> None
     try:
         fs = FleetStore(store)
         added = fs.add_hits(rows)
-        items = TemplateBook(state or default_state_dir()).templates()
+        items = TemplateBook(state_dir(state, name, findings)).templates()
         fs.replace_templates(items)
     finally:
         store.close()

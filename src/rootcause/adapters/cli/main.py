@@ -11,7 +11,20 @@ import sys
 
 import click
 
+from rootcause import __version__
 from rootcause.errors import RootcauseError
+
+DISTRIBUTION = "rootcause-ml"  # the name on PyPI; the command and the import name stay rootcause
+# a module that only an extra installs -> the extra that installs it
+EXTRA_OF_MODULE = {
+    "pyarrow": "fleet",
+    "drain3": "fleet",
+    "dask": "dask",
+    "distributed": "dask",
+    "pyspark": "spark",
+    "ray": "ray",
+    "pandas": "spark",
+}
 
 # command name -> "module:attribute" of a click command
 COMMANDS: dict[str, str] = {
@@ -48,9 +61,14 @@ class LazyGroup(click.Group):
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
-@click.version_option(package_name="rootcause")
+@click.version_option(version=__version__, prog_name="rootcause")
 def app() -> None:
     """Known errors of the ML infrastructure stack: diagnose logs, browse and serve the canon."""
+
+
+def _error(message: str) -> None:
+    """Every error at the command's edge is one line on stderr."""
+    click.echo(f"rootcause: error: {' '.join(message.split())}", err=True)
 
 
 def run(argv: list[str] | None = None) -> None:
@@ -62,12 +80,22 @@ def run(argv: list[str] | None = None) -> None:
     except click.exceptions.Abort:
         click.echo("rootcause: aborted", err=True)
         code = 130
+    except click.UsageError as exc:
+        command = exc.ctx.command_path if exc.ctx is not None else "rootcause"
+        _error(f"{exc.format_message()} (see '{command} --help')")
+        code = exc.exit_code
     except click.ClickException as exc:
-        exc.show()
+        _error(exc.format_message())
         code = exc.exit_code
     except RootcauseError as exc:
-        click.echo(f"rootcause: error: {' '.join(str(exc).split())}", err=True)
+        _error(str(exc))
         code = exc.exit_code
+    except ModuleNotFoundError as exc:
+        extra = EXTRA_OF_MODULE.get((exc.name or "").split(".")[0])
+        if extra is None:
+            raise
+        _error(f"this command needs the optional module {exc.name!r}: pip install '{DISTRIBUTION}[{extra}]'")
+        code = 2
     except BrokenPipeError:
         code = 0
     sys.exit(code if isinstance(code, int) else 0)

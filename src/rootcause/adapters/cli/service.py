@@ -70,6 +70,7 @@ def serve(
     import uvicorn
 
     from rootcause.adapters.web.app import create_app
+    from rootcause.adapters.web.server import ServerLimits
     from rootcause.adapters.web.settings import Settings
 
     _set_env("ROOTCAUSE_HOST", host)
@@ -79,11 +80,13 @@ def serve(
     _set_env("ROOTCAUSE_RATE_LIMIT", rate_limit)
     _add_canon(canon)
     settings = Settings.from_env()  # a bad setting fails here, naming its variable
+    limits = ServerLimits.from_env()  # timeouts and connection limits (docs/service.md)
     common: dict[str, Any] = {
         "host": settings.host,
         "port": settings.port,
         "log_level": log_level,
         "timeout_graceful_shutdown": 5,
+        **limits.uvicorn_options(),
     }
     app = create_app(settings)  # canon and store errors surface before listening
     state = app.state.rootcause

@@ -47,7 +47,9 @@ def verify(
 ) -> None:
     """Run each entry's reproducers (all entries that have one, or IDS): the failing program must be
     diagnosed as the entry first; each fixed variant must exit 0 with no finding for it (a dead end
-    must still fail). Exit 0 when every run passed, 1 when one failed; skips are shown, never passed."""
+    must still fail). Exit 0 when every run passed, 1 when one failed, or when no asked ID could be run
+    (with --strict, when any could not); skips are shown, never passed, and every ID that could not be run
+    is named with the reason."""
     from rootcause.adapters.canon_files import load_canon
     from rootcause.adapters.loading import load_index
     from rootcause.adapters.reproducers import gpu_name, machine, plan, run_all, write_record
@@ -58,7 +60,9 @@ def verify(
     for entry_id in ids:
         if entry_id not in by_id:
             raise NotFoundError(f"no entry with id {entry_id!r}")
-    selected = [by_id[i] for i in dict.fromkeys(ids)] if ids else [item for item in loaded if item.entry.reproducers]
+    asked = [by_id[i] for i in dict.fromkeys(ids)] if ids else [item for item in loaded if item.entry.reproducers]
+    not_run = {item.entry.id: "the entry has no reproducer" for item in asked if not item.entry.reproducers}
+    selected = [item for item in asked if item.entry.reproducers]
     gpu = gpu_name()
     results, runs = plan(selected, gpu=gpu, include_gpu=not cpu_only)
     index = load_index(list(canon))
@@ -101,10 +105,13 @@ def verify(
         r for r in results if r.verdict == "fail" or (strict and r.skipped and r.skipped.value == "environment-missing")
     ]
     if output == "json":
-        print(json.dumps(_as_json(results, where, wall), indent=2))
+        print(json.dumps(_as_json(results, where, wall) | {"not_run": not_run}, indent=2))
     else:
-        _print_table(results, where, wall)
-    raise click.exceptions.Exit(1 if failed else 0)
+        if results:
+            _print_table(results, where, wall)
+        for entry_id, why in not_run.items():
+            print(f"rootcause: not run: {entry_id}: {why}", file=sys.stderr)
+    raise click.exceptions.Exit(1 if failed or (strict and not_run) or (not_run and not results) else 0)
 
 
 def _as_json(results: list, where: str, wall: float) -> dict[str, object]:

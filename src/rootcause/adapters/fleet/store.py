@@ -9,35 +9,14 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from sqlalchemy import BigInteger, Column, DateTime, Index, Integer, MetaData, String, Table, Text, delete, func, select
+from sqlalchemy import case, delete, func, select
 
+from rootcause.adapters.store import schema
 from rootcause.core.fleet.rows import Row
 from rootcause.core.fleet.summary import WINDOWS
 
-metadata = MetaData()
-_Id = BigInteger().with_variant(Integer(), "sqlite")
-
-hits = Table(
-    "rc_fleet_hits",
-    metadata,
-    Column("id", _Id, primary_key=True, autoincrement=True),
-    Column("uid", String(64), nullable=False, unique=True),  # one finding, once, however often ingested
-    Column("entry_id", String(200), nullable=False),
-    Column("job", Text),
-    Column("host", Text),
-    Column("rank", Integer),
-    Column("seen_at", DateTime, nullable=False),  # UTC
-)
-Index("rc_fleet_hits_entry", hits.c.entry_id, hits.c.seen_at)
-
-templates = Table(
-    "rc_fleet_templates",
-    metadata,
-    Column("id", Integer, primary_key=True, autoincrement=False),
-    Column("template", Text, nullable=False),
-    Column("count", Integer, nullable=False),
-    Column("body", Text, nullable=False),  # JSON: days, jobs, nodes, examples, sources
-)
+hits = schema.fleet_hits
+templates = schema.fleet_templates
 
 
 def _uid(r: Row) -> str:
@@ -50,12 +29,10 @@ def _utc(ms: int) -> dt.datetime:
 
 
 class FleetStore:
-    """Uses the connections of a SqlStore (the service's database)."""
+    """Uses the connections of a SqlStore (the service's database), whose tables ``init_schema`` made."""
 
     def __init__(self, store: Any) -> None:
         self.store = store
-        with store._write() as conn:
-            metadata.create_all(conn)
 
     def add_hits(self, rows: Iterable[Row]) -> int:
         fresh = {(_uid(r)): r for r in rows if r["kind"] == "known"}
@@ -105,16 +82,13 @@ class FleetStore:
             return [{"id": r.id, "template": r.template, "count": r.count, **json.loads(r.body)} for r in rows]
 
     def rolling(self, entry_id: str, now: dt.datetime | None = None) -> dict[str, int]:
-        """Hits of one entry in the last 24 hours, 7 days and 30 days."""
+        """Hits of one entry in the last 24 hours, 7 days and 30 days (one query)."""
         now = now or dt.datetime.now(dt.UTC).replace(tzinfo=None)
-        out: dict[str, int] = {}
+        since = {name: now - dt.timedelta(milliseconds=span_ms) for name, span_ms in WINDOWS.items()}
+        widest = min(since.values())
+        q = select(*(func.sum(case((hits.c.seen_at > s, 1), else_=0)) for s in since.values())).where(
+            hits.c.entry_id == entry_id, hits.c.seen_at > widest, hits.c.seen_at <= now
+        )
         with self.store._read() as conn:
-            for name, span_ms in WINDOWS.items():
-                since = now - dt.timedelta(milliseconds=span_ms)
-                q = (
-                    select(func.count())
-                    .select_from(hits)
-                    .where(hits.c.entry_id == entry_id, hits.c.seen_at > since, hits.c.seen_at <= now)
-                )
-                out[name] = int(conn.execute(q).scalar_one())
-        return out
+            row = conn.execute(q).one()
+        return {name: int(n or 0) for name, n in zip(since, row, strict=True)}

@@ -94,3 +94,26 @@ rate_counters = Table(
     Column("window_start", BigInteger, primary_key=True),
     Column("hits", Integer, nullable=False),
 )
+
+# fleet results, fed by `rootcause fleet ingest` (adapters/fleet/store.py); created with the rest, never per request
+fleet_hits = Table(
+    "rc_fleet_hits",
+    metadata,
+    Column("id", _Id, primary_key=True, autoincrement=True),
+    Column("uid", String(64), nullable=False, unique=True),  # one finding, once, however often ingested
+    Column("entry_id", String(200), nullable=False),
+    Column("job", Text),
+    Column("host", Text),
+    Column("rank", Integer),
+    Column("seen_at", DateTime, nullable=False),  # UTC
+)
+Index("rc_fleet_hits_entry", fleet_hits.c.entry_id, fleet_hits.c.seen_at)
+
+fleet_templates = Table(
+    "rc_fleet_templates",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=False),
+    Column("template", Text, nullable=False),
+    Column("count", Integer, nullable=False),
+    Column("body", Text, nullable=False),  # JSON: days, jobs, nodes, examples, sources
+)

@@ -232,6 +232,16 @@ class SqlStore:
                 if hits is not None and hits >= rule.limit:
                     raise self._limited(rule, stamp, start)
 
+    def knows_key(self, token_id: int, idempotency_key: str) -> bool:
+        """Whether this token stored a report under this key: its replay is answered from the
+        store (or refused as a reused key), never counted, so no limit stands in its way."""
+        o = t.outcomes
+        with self._read() as conn:
+            found = conn.execute(
+                select(o.c.id).where(o.c.token_id == token_id, o.c.idempotency_key == idempotency_key).limit(1)
+            ).first()
+        return found is not None
+
     def _keyed(self, conn: Connection, new: NewOutcome) -> StoredOutcome | None:
         """The report an earlier request with this token and idempotency key stored."""
         if new.idempotency_key is None:
@@ -353,6 +363,15 @@ class SqlStore:
         for row in self._tally_rows(None, source):
             self._fold(out.setdefault(row[0], Tally()), row)
         return out
+
+    def page_token(self) -> tuple[int, int]:
+        """What an entry page's content depends on in the store, in one cheap query: the newest outcome
+        report and the newest fleet hit (both tables only grow)."""
+        newest_outcome = select(func.coalesce(func.max(t.outcomes.c.id), 0)).scalar_subquery()
+        newest_hit = select(func.coalesce(func.max(t.fleet_hits.c.id), 0)).scalar_subquery()
+        with self._read() as conn:
+            row = conn.execute(select(newest_outcome, newest_hit)).one()
+        return int(row[0]), int(row[1])
 
     def outcome_count(self) -> int:
         with self._read() as conn:

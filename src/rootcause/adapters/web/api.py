@@ -250,13 +250,6 @@ def _rules(state: ServiceState, request: Request | None, token: TokenRecord) -> 
     return [RateRule(f"token:{token.id}", limit, window), RateRule(f"address:{address}", limit, window)]
 
 
-def allowed_writer(request: Request, state: State, token: Annotated[TokenRecord, Depends(writer)]) -> TokenRecord:
-    """A writer whose limits are not spent: a flood is refused before its body costs a parse.
-    (The store counts each write again, in the write's own transaction.)"""
-    state.store.check_limits(_rules(state, request, token))
-    return token
-
-
 def idempotency_key(
     key: Annotated[
         str | None,
@@ -272,6 +265,24 @@ def idempotency_key(
     if not IDEMPOTENCY_KEY.fullmatch(key):
         raise UsageError("Idempotency-Key: 1 to 255 visible ASCII characters")
     return key
+
+
+def allowed_writer(
+    request: Request,
+    state: State,
+    token: Annotated[TokenRecord, Depends(writer)],
+    key: Annotated[str | None, Depends(idempotency_key)],
+) -> TokenRecord:
+    """A writer whose limits are not spent: a flood is refused before its body costs a parse.
+    (The store counts each write again, in the write's own transaction.) A replay of a key this
+    token already stored is not a new write: it is answered from the store, limits or not."""
+    _check_limits(state, request, token, key)
+    return token
+
+
+def _check_limits(state: ServiceState, request: Request | None, token: TokenRecord, key: str | None) -> None:
+    if key is None or not state.store.knows_key(token.id, key):
+        state.store.check_limits(_rules(state, request, token))
 
 
 async def read_report(request: Request) -> OutcomeIn:
@@ -376,7 +387,7 @@ def report_with_credentials(
     """The outcome API for an in-process caller (the MCP endpoint): the same token, limit,
     index and idempotency checks, in the same order."""
     token = writer(state, credentials)
-    state.store.check_limits(_rules(state, request, token))
+    _check_limits(state, request, token, key)
     return store_report(state, request, token, state.entry(f"{domain}/{slug}"), report, key)
 
 

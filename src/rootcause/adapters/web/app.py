@@ -15,10 +15,11 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import HTMLResponse, JSONResponse
+from starlette.types import ASGIApp
 
 from rootcause import __version__
 from rootcause.adapters.web import api, errors, fleet, pages
-from rootcause.adapters.web.security import SecurityHeaders, inline_hashes
+from rootcause.adapters.web.security import SecurityHeaders, TargetCap, inline_hashes
 from rootcause.adapters.web.settings import Settings
 from rootcause.adapters.web.state import ServiceState, get_state
 from rootcause.core.model import SCHEMA_VERSION
@@ -69,6 +70,14 @@ def _internal_routes(app: FastAPI) -> None:
         return JSONResponse(search_index_data(get_state(request).entry_list))
 
 
+class _Service(FastAPI):
+    """FastAPI with the security headers outside everything, so even the answer of Starlette's
+    outermost error handler (a 500) carries them; then the cap on a URL's length."""
+
+    def build_middleware_stack(self) -> ASGIApp:
+        return SecurityHeaders(TargetCap(super().build_middleware_stack()))
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
     """The service for these settings (from the environment when none are given)."""
     settings = settings or Settings.from_env()
@@ -79,7 +88,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         yield
         state.store.close()
 
-    app = FastAPI(
+    app = _Service(
         title="rootcause",
         version=__version__,
         summary="Known errors of the ML infrastructure stack: diagnose logs, search, report outcomes.",
@@ -95,7 +104,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     _internal_routes(app)
     _docs_route(app)
     app.include_router(pages.router)
-    app.add_middleware(SecurityHeaders)
     try:
         from rootcause.adapters.mcp_server import mount_mcp  # type: ignore[attr-defined]
     except ImportError:

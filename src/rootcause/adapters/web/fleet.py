@@ -26,7 +26,7 @@ def fleet_store(state: ServiceState) -> Any:
 def entry_hits(domain: str, slug: str, state: State) -> dict[str, Any]:
     """Fleet hits of an entry in the last 24 hours, 7 days and 30 days."""
     entry = state.entry(f"{domain}/{slug}")
-    return {"id": entry.id, "hits": fleet_store(state).rolling(entry.id)}
+    return {"id": entry.id, "hits": state.hits(entry.id)}
 
 
 @router.get("/api/v1/fleet/unknown", tags=["fleet"])
@@ -59,14 +59,3 @@ def unknown_page(state: State) -> HTMLResponse:
         f"</head><body><h1>Unknown errors from fleet runs</h1>{body}</body></html>"
     )
     return HTMLResponse(page)
-
-
-def hits_block(state: ServiceState, entry_id: str) -> str:
-    """A short HTML block for an entry page; empty when no fleet run ever hit the entry."""
-    counts = fleet_store(state).rolling(entry_id)
-    if not any(counts.values()):
-        return ""
-    return (
-        "<section class='fleet-hits'><h2>Seen in fleet runs</h2><p>"
-        f"{counts['24h']} in the last 24 hours · {counts['7d']} in 7 days · {counts['30d']} in 30 days</p></section>"
-    )

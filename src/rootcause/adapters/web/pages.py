@@ -101,13 +101,7 @@ def entry_file(domain: str, slug: str, name: str, state: State) -> Response:
     if name not in ENTRY_FILES:
         raise NotFoundError(f"an entry has no file {name!r} (one of {', '.join(ENTRY_FILES)})")
     fmt, lang = ENTRY_FILES[name]
-    text = state.document(f"{domain}/{slug}", fmt, lang)
-    if fmt == "html":  # fleet hit counts, only when a fleet run hit the entry
-        from rootcause.adapters.web.fleet import hits_block
-
-        block = hits_block(state, f"{domain}/{slug}")
-        if block and "</main>" in text:
-            text = text.replace("</main>", block + "</main>", 1)
+    text = state.document(f"{domain}/{slug}", fmt, lang)  # with fleet hit counts in HTML
     return Response(text, media_type=MEDIA[fmt])
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import json
 import re
 from collections.abc import Iterable
 from functools import cache
@@ -70,8 +71,24 @@ def cache_control(method: str, path: str, status: int) -> str:
     return PAGE_CACHE
 
 
+def relative_location(location: bytes) -> bytes:
+    """A redirect as a path. The service only ever redirects within itself, and an absolute URL
+    there is built from the request's ``Host`` (as Starlette's trailing-slash redirect builds it):
+    it would send the client, and every cache on the way, wherever a forged ``Host`` says."""
+    for scheme in (b"http://", b"https://"):
+        if location[: len(scheme)].lower() == scheme:
+            location = b"/" + location[len(scheme) :].partition(b"/")[2]
+    if location.startswith(b"/"):  # '//evil.example/' would be another host: one slash only
+        location = b"/" + location.lstrip(b"/\\")
+    return location
+
+
 class SecurityHeaders:
-    """nosniff, no framing, a referrer policy, the CSP and Cache-Control on every response."""
+    """nosniff, no framing, a referrer policy, the CSP and Cache-Control on every response, and
+    redirects as paths (never to the host a request's ``Host`` header names).
+
+    It wraps the whole app, Starlette's ServerErrorMiddleware included, so a 500 carries them too.
+    """
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -85,7 +102,10 @@ class SecurityHeaders:
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
-                headers = list(message.get("headers", []))
+                headers = [
+                    (k, relative_location(v)) if k.lower() == b"location" else (k, v)
+                    for k, v in message.get("headers", [])
+                ]
                 present = {k.lower() for k, _ in headers}
                 extra = [
                     (b"x-content-type-options", b"nosniff"),
@@ -100,3 +120,30 @@ class SecurityHeaders:
             await send(message)
 
         await self.app(scope, receive, send_with_headers)
+
+
+MAX_TARGET = 16 << 10  # a URL (path and query) past this is refused, as h11 refuses a longer head
+
+
+class TargetCap:
+    """A 400 for a URL over MAX_TARGET bytes. h11 refuses a request head over 16 KiB only while it
+    is still incomplete; a longer head that arrives in one piece would reach the app."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        target = len(scope.get("raw_path", b"")) + len(scope.get("query_string", b"")) if scope["type"] == "http" else 0
+        if target > MAX_TARGET:
+            message = f"the URL is longer than {MAX_TARGET} bytes; send long texts with POST /api/v1/diagnose"
+            body = json.dumps({"error": {"status": 400, "code": "bad_request", "message": message, "details": None}})
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 400,
+                    "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())],
+                }
+            )
+            await send({"type": "http.response.body", "body": body.encode()})
+            return
+        await self.app(scope, receive, send)

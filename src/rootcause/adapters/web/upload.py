@@ -16,7 +16,7 @@ import tempfile
 import zlib
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import IO, Any
 from urllib.parse import parse_qs
 
@@ -37,7 +37,10 @@ SMALL_FIELD = 64 << 10  # env and other small form fields
 CHUNK = 1 << 20
 IN_MEMORY = 512 << 10  # a spooled input moves to disk past this size
 FILE_FIELDS = frozenset({"file", "files", "log", "logs", "upload"})
-GZIP_RATIO = 8  # unpacked .gz bytes allowed per byte of the cap
+GZIP_RATIO = 8  # unpacked .gz bytes allowed per byte of the cap, all .gz parts of a request together
+MAX_PARTS = 512  # multipart parts per request (one per rank is fine; a fleet goes to `rootcause fleet`)
+PARSED_BODY_MAX = 4 << 20  # JSON and form bodies are parsed whole: capped before parsing (text streams)
+NAME_MAX = 200  # characters of an uploaded file's name that are kept
 
 
 @dataclass(frozen=True)
@@ -84,19 +87,41 @@ def _text_msgs(name: str, text: str) -> list[Msg]:
     return [Msg("start", name), Msg("data", data=data), Msg("end")] if data.strip() else []
 
 
-class _Gunzip:
+def upload_name(filename: str) -> str:
+    """The last part of an uploaded file's name, safe as a file name: never empty, '.', '..',
+    a path, a NUL or longer than NAME_MAX (the triage writes named copies of the uploads)."""
+    base = filename.replace("\\", "/").rsplit("/", 1)[-1].replace("\0", "").strip()
+    if base in ("", ".", ".."):
+        return "upload.log"
+    return base[-NAME_MAX:]
+
+
+class _UnpackBudget:
+    """The unpacked bytes that every .gz part of one request may produce, together."""
+
     def __init__(self, cap: int) -> None:
+        self.cap = cap * GZIP_RATIO
+        self.left = self.cap
+
+    def spend(self, n: int) -> None:
+        self.left -= n
+        if self.left < 0:
+            raise InputTooLargeError(
+                f"the .gz uploads unpack to more than {self.cap} bytes ({GZIP_RATIO}x ROOTCAUSE_MAX_UPLOAD_BYTES)"
+            )
+
+
+class _Gunzip:
+    def __init__(self, budget: _UnpackBudget) -> None:
         self._z = zlib.decompressobj(wbits=47)  # gzip or zlib header
-        self._left = cap * GZIP_RATIO
+        self._budget = budget
 
     def feed(self, data: bytes) -> bytes:
         try:
-            out = self._z.decompress(data)
+            out = self._z.decompress(data, self._budget.left + 1)
         except zlib.error as exc:
             raise UsageError(f"cannot unpack the .gz upload: {exc}") from None
-        self._left -= len(out)
-        if self._left < 0:
-            raise InputTooLargeError("the unpacked .gz upload is too large")
+        self._budget.spend(len(out))  # past the budget (output cut at budget + 1): refused
         return out
 
 
@@ -105,7 +130,8 @@ class _Multipart:
 
     def __init__(self, boundary: bytes, cap: int) -> None:
         self.out: list[Msg] = []
-        self._cap = cap
+        self._unpacked = _UnpackBudget(cap)
+        self._parts = 0
         self._headers: dict[str, bytes] = {}  # raw: names may be UTF-8, which latin-1 parsing keeps
         self._field = b""
         self._value = b""
@@ -128,6 +154,9 @@ class _Multipart:
         )
 
     def _part_begin(self) -> None:
+        self._parts += 1
+        if self._parts > MAX_PARTS:
+            raise UsageError(f"a multipart body may hold at most {MAX_PARTS} parts")
         self._headers, self._small, self._started, self._gunzip = {}, bytearray(), False, None
 
     def _header_field(self, data: bytes, start: int, end: int) -> None:
@@ -146,7 +175,7 @@ class _Multipart:
         filename = options.get(b"filename")
         self._filename = None if filename is None else filename.decode("utf-8", "replace")
         if self._streams and (self._filename or "").endswith(".gz"):
-            self._gunzip = _Gunzip(self._cap)
+            self._gunzip = _Gunzip(self._unpacked)
 
     @property
     def _streams(self) -> bool:
@@ -164,8 +193,8 @@ class _Multipart:
         if not chunk:
             return
         if not self._started:
-            name = "<text>" if self._name == "text" else PurePosixPath(self._filename or "").name
-            self.out.append(Msg("start", name or "<upload>"))
+            name = "<text>" if self._name == "text" else upload_name(self._filename or "")
+            self.out.append(Msg("start", name))
             self._started = True
         self.out.append(Msg("data", data=chunk))
 
@@ -192,6 +221,25 @@ class _Multipart:
         return out
 
 
+def _json_fields(raw: bytes) -> tuple[str, Any]:
+    try:
+        data = json.loads(raw)
+    except (ValueError, RecursionError) as exc:  # JSONDecodeError, bad UTF-8, a 5,000-digit number, deep nesting
+        reason = "nested too deep" if isinstance(exc, RecursionError) else str(exc)[:200]
+        raise UsageError(f"the body is not valid JSON: {reason}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("text"), str):
+        raise UsageError('expected a JSON object {"text": "...", "env": {...}}')
+    return data["text"], data.get("env")
+
+
+def _form_fields(raw: bytes) -> tuple[str, Any]:
+    try:
+        form = parse_qs(raw.decode("utf-8", "replace"), max_num_fields=64)
+    except ValueError:
+        raise UsageError("a form body may hold at most 64 fields") from None
+    return (form.get("text") or form.get("q") or [""])[0], (form.get("env") or [""])[0]
+
+
 async def body_messages(request: Request, cap: int) -> AsyncIterator[Msg]:
     """The request body as a stream of messages: env first, then each input's bytes."""
     mime_b, options = parse_options_header(request.headers.get("content-type", ""))
@@ -199,8 +247,8 @@ async def body_messages(request: Request, cap: int) -> AsyncIterator[Msg]:
     query_env = request.query_params.get("env")
     if query_env:
         yield Msg("env", env=_env_value(query_env))
-    body = limited_body(request, cap)
     if mime == "multipart/form-data":
+        body = limited_body(request, cap)
         boundary = options.get(b"boundary")
         if not boundary:
             raise UsageError("multipart body without a boundary")
@@ -210,25 +258,17 @@ async def body_messages(request: Request, cap: int) -> AsyncIterator[Msg]:
                 yield msg
         for msg in parser.finish():
             yield msg
-    elif mime == "application/json":
-        try:
-            data = json.loads(await _read_all(body))
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise UsageError(f"the body is not valid JSON: {exc}") from None
-        if not isinstance(data, dict) or not isinstance(data.get("text"), str):
-            raise UsageError('expected a JSON object {"text": "...", "env": {...}}')
-        yield Msg("env", env=_env_value(data.get("env")))
-        for msg in _text_msgs("<text>", data["text"]):
-            yield msg
-    elif mime == "application/x-www-form-urlencoded":
-        form = parse_qs((await _read_all(body)).decode("utf-8", "replace"))
-        yield Msg("env", env=_env_value((form.get("env") or [""])[0]))
-        for msg in _text_msgs("<text>", (form.get("text") or form.get("q") or [""])[0]):
+    elif mime in ("application/json", "application/x-www-form-urlencoded"):
+        raw = await _read_all(limited_body(request, min(cap, PARSED_BODY_MAX)))
+        parse = _json_fields if mime == "application/json" else _form_fields
+        text, env = await anyio.to_thread.run_sync(parse, raw)  # never on the event loop
+        yield Msg("env", env=_env_value(env))
+        for msg in _text_msgs("<text>", text):
             yield msg
     else:
         name = (request.query_params.get("name") or ("<text>" if mime.startswith("text/") else "<upload>"))[:200]
         started = False
-        async for chunk in body:
+        async for chunk in limited_body(request, cap):
             if not started:
                 yield Msg("start", name)
                 started = True
@@ -282,8 +322,8 @@ def _files_for_triage(spooled: Spooled, folder: Path) -> list[str]:
     """Named copies of the inputs: the triage reads them again, as the CLI reads its files."""
     paths: list[str] = []
     for n, (name, fh) in enumerate(spooled.inputs):
-        base = "stdin.log" if name.startswith("<") else (PurePosixPath(name).name or "upload.log")
-        path = folder / f"in{n}" / (base.removesuffix(".gz") or "upload.log")  # stored unpacked
+        base = "stdin.log" if name.startswith("<") else upload_name(name)
+        path = folder / f"in{n}" / (upload_name(base.removesuffix(".gz")))  # stored unpacked
         path.parent.mkdir()
         with path.open("wb") as out:
             for chunk in _read(fh):

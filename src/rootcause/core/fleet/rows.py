@@ -52,10 +52,20 @@ JOB_COLUMNS: dict[str, str] = {
 }
 
 Row = dict[str, Any]
-# traceback scaffolding says where, not what: never an unknown error of its own
-TRACEBACK_FRAME = re.compile(
-    r'^\s*(?:Traceback \(most recent call last\):|File ".*", line \d+|raise \w|frame #\d+:|\^+\s*$)'
+# framing says where or that something failed, not what: never an unknown error of its own. Traceback
+# scaffolding and the source lines it quotes (code, carets), and torchrun's failure summary (its
+# "<script> FAILED" header, rules, and the "time/host/rank/exitcode/error_file/traceback :" fields).
+_PREFIX = r"^(?:\[[^\]]{1,40}\]:?\s*)*\s*"
+FRAMING = re.compile(
+    _PREFIX
+    + r"(?:Traceback \(most recent call last\):|File \".*\", line \d+|raise \w|frame #\d+:|[\^~]+\s*$"
+    r"|(?:return|assert|await|yield|if|elif|with|for|while|del|except)\b.*[:)\]]$"
+    r"|[A-Za-z_][\w.]*(?:\[[^\]]*\])?\s*[-+*/]?=\s*[\w.]+\(.*\)$"
+    r"|[a-z_][\w]*(?:\.[A-Za-z_]\w*)+\(.*\)$"
+    r"|\S+ FAILED\s*$|[=\-]{8,}\s*$|Failures:\s*$|<NO_OTHER_FAILURES>|Root Cause \(first observed failure\):"
+    r"|(?:time|host|rank|exitcode|error_file|traceback)\s*:\s)"
 )
+TRACEBACK_FRAME = FRAMING  # the former name
 
 
 def _json(value: object) -> str:
@@ -96,7 +106,7 @@ def finding_rows(
             }
         )
     for line_no, text in list(unknown)[:MAX_UNKNOWN_PER_LOG]:
-        if line_no in explained or TRACEBACK_FRAME.match(text):
+        if line_no in explained or FRAMING.match(text):
             continue
         rows.append(
             {

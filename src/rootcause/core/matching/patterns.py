@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
 import re2
 
@@ -77,3 +78,65 @@ _META = re.compile(r"\\[dDwWsSbB]|\\.|\[[^\]]*\]|\(\?P<\w+>|\(\?[:=!iIsSmM-]*:?|
 def literal_length(regex: str) -> int:
     """Roughly how many literal characters a pattern demands (more = more specific)."""
     return len(_META.sub("", regex))
+
+
+# -- the project's own patterns on user input (lint RC108) ----------------------------------------
+def compiled_patterns(namespace: Mapping[str, object]) -> list[tuple[str, object]]:
+    """Every compiled pattern a module holds at its top level, in lists, tuples and dicts too."""
+    found: list[tuple[str, object]] = []
+
+    def walk(value: object, name: str, depth: int) -> None:
+        if isinstance(value, re.Pattern | re2._Regexp):
+            found.append((name, value))
+        elif depth < 3 and isinstance(value, list | tuple):
+            for n, item in enumerate(value):
+                walk(item, f"{name}[{n}]", depth + 1)
+        elif depth < 3 and isinstance(value, dict):
+            for key, item in value.items():
+                walk(item, f"{name}[{key!r}]", depth + 1)
+
+    for name, value in namespace.items():
+        if not name.startswith("__"):
+            walk(value, name, 0)
+    return found
+
+
+def _nested_repeat(items: object, inside: bool = False) -> bool:
+    """A repeat inside a repeat (star height 2, as in ``(a+)+``): exponential backtracking."""
+    from re import _constants as c  # type: ignore[attr-defined]
+
+    for op, arg in items:  # type: ignore[attr-defined]
+        if op in (c.MAX_REPEAT, c.MIN_REPEAT):
+            unbounded = arg[1] == c.MAXREPEAT or arg[1] > 64
+            children = [arg[2]]
+            if unbounded and inside:
+                return True
+            inside_next = inside or unbounded
+        elif op == c.SUBPATTERN:
+            children, inside_next = [arg[3]], inside
+        elif op == c.BRANCH:
+            children, inside_next = list(arg[1]), inside
+        else:  # a possessive repeat or an atomic group never backtracks into itself; the rest hold no repeat
+            continue
+        if any(_nested_repeat(child, inside_next) for child in children):
+            return True
+    return False
+
+
+def backtracking_risk(pattern: object) -> str | None:
+    """Why a pattern may take more than linear time on hostile input, or None.
+
+    RE2 never backtracks. A pattern on Python's backtracking ``re`` passes only when it is anchored
+    at the start (it is tried at one position, not at every one) and holds no repeat inside a
+    repeat; anything else belongs on RE2."""
+    if isinstance(pattern, re2._Regexp):
+        return None
+    assert isinstance(pattern, re.Pattern)
+    source = pattern.pattern if isinstance(pattern.pattern, str) else pattern.pattern.decode("latin-1")
+    if not source.startswith(("^", "\\A")):
+        return "runs on Python's backtracking re and is tried at every position: use RE2"
+    from re import _parser  # type: ignore[attr-defined]
+
+    if _nested_repeat(_parser.parse(source, pattern.flags)):
+        return "a repeat inside a repeat backtracks exponentially: use RE2 or a possessive repeat"
+    return None

@@ -24,6 +24,7 @@ WRAP_WIDTHS = frozenset({80, 100, 120, 132, 150, 160, 200, 240})
 LEXICAL_KEEP = 100  # error-looking lines kept for the lexical stage, first and last
 MAX_LINE = 64 << 10  # longer lines are cut for matching (hostile input)
 OVERLAP_LIMIT = 256 << 10  # at most this much of a chunk is carried into the next scan
+REPLAY_LIMIT = 16 << 20  # a deferred triage tap keeps at most this much input to read again
 
 
 @dataclass(slots=True)
@@ -45,6 +46,9 @@ class ScanResult:
     errorish: list[tuple[int, str, str, int | None]] = field(default_factory=list)
     env: Environment = field(default_factory=dict)
     truncated_hits: int = 0
+    # a second rank showed after the deferred triage tap had let the start of the input go: the tap was
+    # closed unfed, and whoever wants the triage report reads the input again
+    triage_gap: bool = False
 
 
 class TriageTap(Protocol):
@@ -53,7 +57,9 @@ class TriageTap(Protocol):
 
     def feed(self, data: bytes) -> None: ...
 
-    def feed_lines(self, buf: bytes, spans: list[tuple[int, int]], size: int) -> None: ...
+    def feed_lines(
+        self, buf: bytes, spans: list[tuple[int, int, int]] | None, size: int, lines: int | None = None
+    ) -> None: ...
 
     def holds_keyword(self, line: bytes) -> bool: ...
 
@@ -61,9 +67,18 @@ class TriageTap(Protocol):
 class SourceScanner:
     """Scans one input (a file, stdin, a pasted text). Feed bytes, then finish()."""
 
-    def __init__(self, index: CompiledIndex, *, max_hits: int = 20_000, tap: TriageTap | None = None) -> None:
+    def __init__(
+        self, index: CompiledIndex, *, max_hits: int = 20_000, tap: TriageTap | None = None, defer_tap: bool = False
+    ) -> None:
+        """``defer_tap``: the input may hold one rank only (one unnamed input), so the tap is fed only from the
+        first sign of a second rank (a handled line framed with another rank than an earlier one), when the
+        input read so far (up to REPLAY_LIMIT) is given to it again; a single-rank log never pays the triage."""
         self.index = index
         self._tap = tap
+        self._tap_on = not defer_tap
+        self._replay: list[tuple[bytes, int]] | None = []
+        self._replay_bytes = 0
+        self._ranks: set[int] = set()
         self.result = ScanResult()
         self._carry = b""
         # the last lines before the current one, raw (bytes) or cleaned (str): windows read them
@@ -79,16 +94,15 @@ class SourceScanner:
     # -- feeding ----------------------------------------------------------------------------
     def feed(self, data: bytes) -> None:
         self.result.bytes += len(data)
-        buf = self._carry + data if self._carry else data
-        cut = buf.rfind(b"\n")
+        cut = data.rfind(b"\n")
         if cut < 0:
-            self._carry = buf
+            self._carry = self._carry + data if self._carry else data
             if len(self._carry) > CHUNK_LIMIT:  # one enormous line: scan what we have
                 self._scan(self._carry + b"\n", added_newline=True)
                 self._carry = b""
             return
-        self._carry = buf[cut + 1 :]
-        self._scan(buf[: cut + 1])
+        carry, self._carry = self._carry, data[cut + 1 :]
+        self._scan(memoryview(data)[: cut + 1], carry=carry)  # whole lines, joined with the carry once
 
     def finish(self) -> ScanResult:
         if self._carry:
@@ -100,43 +114,46 @@ class SourceScanner:
         return self.result
 
     # -- scanning ---------------------------------------------------------------------------
-    def _scan(self, chunk: bytes, added_newline: bool = False) -> None:
+    def _scan(self, chunk: bytes | memoryview, added_newline: bool = False, carry: bytes = b"") -> None:
+        """Scan whole lines: ``carry`` (the start of the first line, from the previous feed) then ``chunk``."""
         base = self.result.lines
-        n_lines = chunk.count(b"\n")
         if self._small is not None:
             if self.result.bytes <= (1 << 20):
-                self._small.extend(chunk.decode("utf-8", "replace").splitlines())
+                self._small.extend((carry + bytes(chunk)).decode("utf-8", "replace").splitlines())
             else:
                 self._small = None
         if self.index.hs_db is None:
-            self._scan_lines(chunk, base)
+            whole = carry + bytes(chunk)
+            self._scan_lines(whole, base)
+            self.result.lines = base + whole.count(b"\n")
             if self._tap is not None:  # the triage's own prefilter (Python re without hyperscan)
-                self._tap.feed(chunk[:-1] if added_newline else chunk)
+                self._to_tap(whole, 0, None, len(whole) - int(added_newline), None)
         else:
-            self._scan_hyperscan(chunk, base, added_newline)
-        self.result.lines = base + n_lines
+            self.result.lines = self._scan_hyperscan(carry, chunk, base, added_newline)
 
-    def _scan_hyperscan(self, chunk: bytes, base: int, added_newline: bool = False) -> None:
-        """Skip noise in C; stop in Python only on lines that may match.
+    def _scan_hyperscan(self, carry: bytes, chunk: bytes | memoryview, base: int, added_newline: bool = False) -> int:
+        """Skip noise in C; stop in Python only on lines that may match. Returns the line count after the chunk.
 
         Each scan starts up to `max_window - 1` lines before the first unhandled line (``pos``),
         so a multi-line window that began on an earlier line (or in the previous chunk) is seen,
-        and ignores what ends before ``pos``: those lines were handled already.
+        and ignores what ends before ``pos``: those lines were handled already. The lines to handle
+        (and those that hold a triage keyword) are collected first, then numbered in one forward
+        sweep, so each newline of the input is counted once.
         """
         overlap = self._overlap
-        data = overlap + chunk if overlap else chunk
+        data = b"".join((overlap, carry, chunk))  # the one copy of the input
         view = memoryview(data)
         size = len(data)
-        pos = len(overlap)  # first byte of the first line not yet handled
+        lo = len(overlap)
+        pos = lo  # first byte of the first line not yet handled
         scan_from = 0
-        line_no = base  # complete lines before `pos`
         found: list[int] = []
         errorish: list[int] = []
         errorish_id = self.index.special_ids["errorish"]
         triage_lo = self.index.special_ids["triage"]
         tap = self._tap
         keyword_ends: list[int] = []
-        halted: list[tuple[int, int]] = []
+        halts: list[tuple[int, int]] = []
 
         def on_match(pattern_id: int, _from: int, to: int, _flags: int, _ctx: object) -> bool:
             end = scan_from + to
@@ -162,40 +179,91 @@ class SourceScanner:
             start = data.rfind(b"\n", pos, end - 1) + 1 or pos
             stop = data.find(b"\n", end - 1)
             stop = size if stop < 0 else stop
-            skipped = data.count(b"\n", pos, start)
-            if skipped:
-                self._remember_lines(data, pos, start)
-            line_no += skipped
-            self._handle_line(data[start:stop].decode("utf-8", "replace"), line_no + 1)
-            if tap is not None:
-                halted.append((start, stop))  # a keyword after the halt on this line was not reported
-            line_no += 1
+            halts.append((start, stop))
             pos = stop + 1
             scan_from = self._window_start(data, pos)
-        self._keep_errorish_offsets(data, errorish, len(overlap), base)
+        keyword_lines = self._keyword_lines(data, lo, keyword_ends, halts) if tap is not None else {}
+        line_no = self._handle_halts(data, lo, base, halts, keyword_lines)
+        self._keep_errorish_offsets(data, errorish, lo, base)
         if tap is not None:
-            self._tap_lines(tap, data, len(overlap), keyword_ends, halted, added_newline)
-        if pos < size:
-            self._remember_lines(data, pos, size)
+            spans = [(a - lo, b - lo, n) for a, (b, n) in keyword_lines.items()]
+            self._to_tap(data, lo, spans, len(data) - lo - int(added_newline), line_no - base)
         self._overlap = self._last_lines(data)
+        return line_no
 
-    @staticmethod
-    def _tap_lines(
-        tap: TriageTap, data: bytes, lo: int, ends: list[int], halted: list[tuple[int, int]], added_newline: bool
-    ) -> None:
-        """The chunk's lines that hold a triage keyword, as (start, stop) spans of data[lo:], to the tap."""
-        starts: dict[int, int] = {}
+    def _handle_halts(
+        self, data: bytes, lo: int, base: int, halts: list[tuple[int, int]], keyword_lines: dict[int, list[int]]
+    ) -> int:
+        """Handle the halted lines in order and number the keyword lines, in one forward count of newlines."""
+        cursor, line_no = lo, base  # complete lines before `cursor`
+        pos = lo  # first byte not yet handled or remembered
+        marks = sorted({*keyword_lines, *(start for start, _ in halts)})
+        todo = iter(halts)
+        halt = next(todo, None)
+        for start in marks:
+            line_no += count_newlines(data, cursor, start)
+            cursor = start
+            if start in keyword_lines:
+                keyword_lines[start][1] = line_no + 1
+            if halt is not None and halt[0] == start:
+                if start > pos:
+                    self._remember_lines(data, pos, start)
+                stop = halt[1]
+                self._handle_line(data[start:stop].decode("utf-8", "replace"), line_no + 1)
+                pos = stop + 1
+                halt = next(todo, None)
+        if pos < len(data):
+            self._remember_lines(data, pos, len(data))
+        return line_no + count_newlines(data, cursor, len(data))
+
+    def _keyword_lines(
+        self, data: bytes, lo: int, ends: list[int], halts: list[tuple[int, int]]
+    ) -> dict[int, list[int]]:
+        """The chunk's lines that hold a triage keyword: start -> [stop, line number (filled in later)]."""
+        lines: dict[int, list[int]] = {}
         for end in ends:
             start = data.rfind(b"\n", lo, end - 1) + 1 or lo
-            if start not in starts:
+            if start not in lines:
                 stop = data.find(b"\n", end - 1)
-                starts[start] = len(data) if stop < 0 else stop
-        for start, stop in halted:
-            if start not in starts and tap.holds_keyword(data[start:stop]):
-                starts[start] = stop
-        spans = [(max(a, lo) - lo, b - lo) for a, b in sorted(starts.items())]
-        buf = data[lo:] if lo else data
-        tap.feed_lines(buf, spans, len(buf) - (1 if added_newline else 0))
+                lines[start] = [len(data) if stop < 0 else stop, 0]
+        tap = self._tap
+        for start, stop in halts:  # a keyword after the halt on this line was not reported
+            if start not in lines and tap is not None and tap.holds_keyword(data[start:stop]):
+                lines[start] = [stop, 0]
+        return lines
+
+    # -- the triage tap: eager, or deferred until a second rank shows -------------------------
+    def _to_tap(
+        self, data: bytes, lo: int, spans: list[tuple[int, int, int]] | None, size: int, lines: int | None
+    ) -> None:
+        """data[lo:] (whole lines) to the tap, or kept to be replayed; spans are relative to ``lo``."""
+        tap = self._tap
+        if tap is None:
+            return
+        if self._tap_on:
+            tap.feed_lines(data[lo:] if lo else data, spans, size, lines)
+        elif self._replay is not None:
+            buf = data[lo:] if lo else data
+            self._replay.append((buf, size))  # read again by the tap if a second rank shows
+            self._replay_bytes += len(buf)
+            if self._replay_bytes > REPLAY_LIMIT:
+                self._replay = None  # too late to replay: a second rank from now on is a gap
+
+    def _note_rank(self, rank: int | None) -> None:
+        """A rank seen on a line this scan handled; the second distinct one switches the deferred tap on."""
+        if rank is None or self._tap_on or self._tap is None or rank in self._ranks:
+            return
+        self._ranks.add(rank)
+        if len(self._ranks) < 2:
+            return
+        if self._replay is None:
+            self.result.triage_gap = True  # the tap missed the start; the caller reads the input again
+            self._tap = None
+            return
+        self._tap_on = True
+        for buf, size in self._replay:
+            self._tap.feed_lines(buf, None, size)  # the tap finds and counts its lines itself
+        self._replay = None
 
     def _window_start(self, data: bytes, pos: int) -> int:
         """Start of the line `max_window - 1` lines before `pos` (or of the buffer)."""
@@ -246,6 +314,7 @@ class SourceScanner:
             item = self._errorish_item(line_no, raw)
             if item is not None:
                 self._errorish_head.append(item)
+                self._note_rank(item[3])
         else:
             self._errorish_raw.append((line_no, raw))  # cleaned at the end, if still kept
 
@@ -266,6 +335,7 @@ class SourceScanner:
             item = self._errorish_item(n, raw)
             if item is not None:
                 tail.append(item)
+                self._note_rank(item[3])
         return self._errorish_head + sorted(tail)[-LEXICAL_KEEP:]
 
     def _scan_lines(self, chunk: bytes, base: int) -> None:
@@ -320,6 +390,7 @@ class SourceScanner:
                     continue
                 first = line_no - (text.count("\n") if window > 1 else 0)
                 self.result.hits.append(Hit(p, line_no, first, raw[:2000], clean.text[:2000], params, clean.rank))
+                self._note_rank(clean.rank)
         return matched
 
     def _repair_wrapped(self, lines: list[str]) -> None:
@@ -339,9 +410,13 @@ class SourceScanner:
                         Hit(p, i + 2, i + 1, lines[i] + lines[i + 1], joined.text, params, joined.rank)
                     )
                     seen.add((p, i + 2))
+                    self._note_rank(joined.rank)
 
 
 _ERRORISH = re.compile(ERRORISH_REGEX)
+def count_newlines(data: bytes, start: int, end: int) -> int:
+    """Newlines in data[start:end]: every byte of an input is counted once, by this."""
+    return data.count(b"\n", start, end)
 
 
 def _looks_errorish(text: str) -> bool:

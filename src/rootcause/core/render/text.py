@@ -1,4 +1,5 @@
-"""Terminal rendering of an entry with rich. Returns a renderable; printing is the CLI's job."""
+"""Terminal rendering of an entry with rich, wrapped to the console with hanging indents, never cropped.
+Returns a renderable; printing is the CLI's job."""
 
 from __future__ import annotations
 
@@ -6,12 +7,12 @@ from collections.abc import Sequence
 
 from rich.console import Group, RenderableType
 from rich.markup import escape
-from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
 from rootcause.core.model import Entry
 from rootcause.core.render.labels import Lang, basis_note, label, percent, pick
+from rootcause.core.render.terminal import block, code, hanging, heading
 from rootcause.core.reproducers import ReproducerView
 
 
@@ -39,7 +40,7 @@ def render_text(entry: Entry, lang: Lang = "en", reproducers: Sequence[Reproduce
 
     parts: list[RenderableType] = [head, stats]
     cause = pick(entry.root_cause, entry.root_cause_zh, lang)
-    parts.append(Panel(escape(cause), title=label("root_cause", lang), title_align="left"))
+    parts += [heading(label("root_cause", lang)), block(Text(cause))]
 
     if entry.versions:
         versions = Table(title=label("versions", lang), title_justify="left")
@@ -56,25 +57,28 @@ def render_text(entry: Entry, lang: Lang = "en", reproducers: Sequence[Reproduce
         parts.append(versions)
 
     if entry.workarounds:
-        lines = Text()
+        rows: list[tuple[Text | str, RenderableType]] = []
         for n, w in enumerate(entry.workarounds, 1):
-            lines.append(f"{n}. ", style="bold")
-            lines.append(f"{percent(w.success_rate)} {label('success', lang)} ", style="green")
-            lines.append(f"({basis_note(w.success_rate, lang)}) ", style="dim")
-            lines.append(pick(w.action, w.action_zh, lang) + "\n")
+            first = Text()
+            first.append(f"{percent(w.success_rate)} {label('success', lang)} ", style="green")
+            first.append(f"({basis_note(w.success_rate, lang)}) ", style="dim")
+            first.append(pick(w.action, w.action_zh, lang))
+            body: list[RenderableType] = [first]
             if w.condition:
-                lines.append(f"   {label('condition', lang)}: {pick(w.condition, w.condition_zh, lang)}\n", style="dim")
-            lines.append("   $ " + w.how.replace("\n", "\n     ") + "\n", style="yellow")
-        parts.append(Panel(lines, title=label("workarounds", lang), title_align="left"))
+                body.append(Text(f"{label('condition', lang)}: {pick(w.condition, w.condition_zh, lang)}", style="dim"))
+            body.append(code("$ " + w.how.replace("\n", "\n  ")))
+            rows.append((Text(f"{n}.", style="bold"), Group(*body)))
+        parts += [heading(label("workarounds", lang)), hanging(rows, indent=2)]
 
     if entry.dead_ends:
-        lines = Text()
+        rows = []
         for d in entry.dead_ends:
-            lines.append("✗ ", style="red")
-            lines.append(d.action, style="bold")
-            lines.append(f"  {percent(d.fail_rate)} {label('fail', lang)}\n", style="red")
-            lines.append(f"   {pick(d.why_fails, d.why_fails_zh, lang)}\n")
-        parts.append(Panel(lines, title=label("dead_ends", lang), title_align="left"))
+            t = Text()
+            t.append(d.action, style="bold")
+            t.append(f"  {percent(d.fail_rate)} {label('fail', lang)}\n", style="red")
+            t.append(pick(d.why_fails, d.why_fails_zh, lang))
+            rows.append((Text("✗", style="red"), t))
+        parts += [heading(label("dead_ends", lang)), hanging(rows, indent=2)]
 
     if entry.official_docs:
         parts.append(Text(label("official_docs", lang) + ": " + " ".join(entry.official_docs)))
@@ -91,5 +95,5 @@ def render_text(entry: Entry, lang: Lang = "en", reproducers: Sequence[Reproduce
             lines.append(f"{label('last_verified', lang)}: {r.verified}, {r.where}; {versions}")
         else:
             lines.append(f"{label('last_verified', lang)}: {label('not_verified', lang)}")
-        parts.append(Panel(lines, title=label("reproduce", lang), title_align="left"))
+        parts += [heading(label("reproduce", lang)), block(lines)]
     return Group(*parts)

@@ -49,10 +49,13 @@ class SourceFeed:
         for line_no, raw, context in self._stream.feed(chunk):
             self._acc.line(self._idx, line_no, raw, context)
 
-    def feed_lines(self, buf: bytes, spans: list[tuple[int, int]], size: int) -> None:
-        """Whole lines, with the spans of the lines that hold a keyword (found by the caller's scan); ``size``:
-        the input bytes they stand for (one less when the scanner added the last line's newline)."""
-        for line_no, raw, context in self._stream.feed_lines(buf, spans, size):
+    def feed_lines(
+        self, buf: bytes, spans: list[tuple[int, int, int]] | None, size: int, lines: int | None = None
+    ) -> None:
+        """Whole lines, with the (start, stop, line number) of the lines that hold a keyword and the count of
+        newlines, both from the caller's scan (None: found and counted here); ``size``: the input bytes
+        they stand for (one less when the scanner added the last line's newline)."""
+        for line_no, raw, context in self._stream.feed_lines(buf, spans, size, lines):
             self._acc.line(self._idx, line_no, raw, context)
 
     def holds_keyword(self, line: bytes) -> bool:

@@ -108,16 +108,51 @@ class LineStream:
         self._carry = data[cut + 1 :]
         yield from self._lines(data, begin, cut + 1)
 
-    def feed_lines(self, buf: bytes, spans: list[tuple[int, int]], size: int) -> Iterator[tuple[int, str, bytes]]:
+    def feed_lines(
+        self, buf: bytes, spans: list[tuple[int, int, int]] | None, size: int, lines: int | None = None
+    ) -> Iterator[tuple[int, str, bytes]]:
         """Whole lines (buf ends with a newline) whose candidate lines another scanner already found: the
-        main scanner's hyperscan database holds `extract.KEYWORDS` too, so `diagnose` reads the input once."""
+        main scanner's hyperscan database holds `extract.KEYWORDS` too, so `diagnose` reads the input once.
+        ``spans``: (start, stop, line number) of each candidate line, and ``lines`` the newlines in buf, both
+        counted by that scanner, so no newline is counted twice; with ``spans`` None this stream finds
+        and counts them itself."""
         self.bytes += size
-        yield from self._lines(buf, 0, len(buf), spans)
+        if spans is None or lines is None:
+            yield from self._lines(buf, 0, len(buf), None if spans is None else [(a, b) for a, b, _ in spans])
+            return
+        yield from self._numbered(buf, spans)
+        self.lines += lines
 
     def finish(self) -> Iterator[tuple[int, str, bytes]]:
         if self._carry:
             carry, self._carry = self._carry + b"\n", b""
             yield from self._lines(carry, 0, len(carry))
+
+    def _numbered(self, buf: bytes, spans: list[tuple[int, int, int]]) -> Iterator[tuple[int, str, bytes]]:
+        """Candidate lines whose numbers the caller counted; buf holds whole lines."""
+        tail = self._tail
+        for start, stop, line_no in spans:
+            raw = buf[start : min(stop, start + MAX_LINE)]
+            yield line_no, raw.decode("utf-8", "replace"), self._context(buf, 0, start, tail)
+        self._keep_tail(buf, 0, len(buf), tail)
+
+    @staticmethod
+    def _context(buf: bytes, lo: int, start: int, tail: bytes) -> bytes:
+        """The whole lines in the CONTEXT bytes before buf[start] (reaching into the previous chunk's tail)."""
+        if start - lo > CONTEXT:
+            window = buf[start - CONTEXT - 1 : start]
+        else:
+            window = tail[max(0, len(tail) - (CONTEXT + 1 - (start - lo))) :] + buf[lo:start]
+        if len(window) > CONTEXT:  # one byte more than the window: was its first line whole?
+            cut = 1 if window[:1] == b"\n" else window.find(b"\n", 1) + 1
+            window = window[cut:] if cut > 0 else b""
+        return window
+
+    def _keep_tail(self, buf: bytes, lo: int, hi: int, tail: bytes) -> None:
+        if hi - lo > CONTEXT:
+            self._tail = buf[hi - CONTEXT - 1 : hi]
+        else:
+            self._tail = (tail + buf[lo:hi])[-(CONTEXT + 1) :]
 
     def _lines(
         self, buf: bytes, lo: int, hi: int, spans: list[tuple[int, int]] | None = None
@@ -131,16 +166,6 @@ class LineStream:
             line_no += buf.count(b"\n", pos, start)
             pos = start
             raw = buf[start : min(stop, start + MAX_LINE)]
-            if start - lo > CONTEXT:
-                window = buf[start - CONTEXT - 1 : start]
-            else:
-                window = tail[max(0, len(tail) - (CONTEXT + 1 - (start - lo))) :] + buf[lo:start]
-            if len(window) > CONTEXT:  # one byte more than the window: was its first line whole?
-                cut = 1 if window[:1] == b"\n" else window.find(b"\n", 1) + 1
-                window = window[cut:] if cut > 0 else b""
-            yield line_no + 1, raw.decode("utf-8", "replace"), window
+            yield line_no + 1, raw.decode("utf-8", "replace"), self._context(buf, lo, start, tail)
         self.lines = line_no + buf.count(b"\n", pos, hi)
-        if hi - lo > CONTEXT:
-            self._tail = buf[hi - CONTEXT - 1 : hi]
-        else:
-            self._tail = (tail + buf[lo:hi])[-(CONTEXT + 1) :]
+        self._keep_tail(buf, lo, hi, tail)

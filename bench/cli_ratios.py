@@ -1,0 +1,87 @@
+"""The CLI against grep, ripgrep, raw hyperscan and cat on one log, as CPU-time ratios of interleaved runs.
+
+    python bench/cli_ratios.py LOG [--rounds 3] [--json OUT]
+
+Every round runs every tool once, one after the other (so a busy neighbour slows all of them alike), and
+each run's CPU time (user + system, from GNU time) and peak RSS are recorded; the table gives medians over the
+rounds and each tool's CPU as a ratio to rootcause's. CPU time, not wall time, because the box is shared.
+
+- rootcause: `rootcause diagnose -f json LOG`, end to end (start-up, index from the disk cache, scan, ranking).
+- hyperscan, same patterns: the canon's 655 patterns compiled as they are into one database (bench/hs_raw.py),
+  the file scanned in 1 MiB chunks with a counting callback; start-up of a bare Python included.
+- hyperscan, rootcause's prefilter forms: the floor, the database rootcause's scan starts from.
+- grep -E -f / rg -f: the canon's single-line patterns (ERE where it can say them; see throughput.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from throughput import ere
+
+from rootcause.adapters.loading import load_entries
+
+
+def run(cmd: list[str]) -> tuple[float, float]:
+    """CPU seconds (user + system) and peak RSS MiB of one run (GNU time: the forked parent's RSS is not counted)."""
+    proc = subprocess.run(["/usr/bin/time", "-f", "%U %S %M", *cmd], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    user, system, rss_kb = proc.stderr.decode().strip().splitlines()[-1].split()
+    return float(user) + float(system), int(rss_kb) / 1024
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("log", type=Path)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--json", type=Path)
+    args = ap.parse_args()
+    here = Path(__file__).parent
+    tmp = Path(tempfile.mkdtemp())
+    py = sys.executable
+    patterns = [p.regex for e in load_entries() for p in e.patterns if p.window == 1]
+    (tmp / "ere.txt").write_text("\n".join(x for x in (ere(p) for p in patterns) if x is not None) + "\n")
+    rg = [re.sub(r"\\([\"'<>`/!@#%&=,;:~ ])", r"\1", re.sub(r"\(\?P<[A-Za-z_]\w*>", "(?:", p)) for p in patterns]
+    (tmp / "re2.txt").write_text("\n".join(rg) + "\n")
+    for name, extra in (("exact.db", ["--exact"]), ("prefilter.db", [])):
+        subprocess.run([py, str(here / "hs_raw.py"), "compile", str(tmp / name), *extra], check=True)
+    log = str(args.log)
+    tools = {
+        "rootcause diagnose": [py, "-m", "rootcause.adapters.cli.main", "diagnose", "--no-progress", "-f", "json", log],
+        "hyperscan, same patterns": [py, str(here / "hs_raw.py"), "scan", str(tmp / "exact.db"), log],
+        "hyperscan, prefilter forms (floor)": [py, str(here / "hs_raw.py"), "scan", str(tmp / "prefilter.db"), log],
+        "cat": ["cat", log],
+        "grep -E -f": ["grep", "-E", "-f", str(tmp / "ere.txt"), log],
+    }
+    if shutil.which("rg"):
+        tools["rg -f"] = ["rg", "--no-config", "-f", str(tmp / "re2.txt"), log]
+    run(tools["rootcause diagnose"])  # warm the page cache and the index cache
+    samples: dict[str, list[tuple[float, float]]] = {name: [] for name in tools}
+    for n in range(args.rounds):
+        for name, cmd in tools.items():
+            samples[name].append(run(cmd))
+            print(f"round {n + 1} {name}: {samples[name][-1][0]:.2f} CPU s", file=sys.stderr, flush=True)
+    mb = args.log.stat().st_size / (1 << 20)
+    base = statistics.median(cpu for cpu, _ in samples["rootcause diagnose"])
+    rows = {}
+    print(f"\n{mb:.0f} MiB, {args.rounds} interleaved rounds, medians\n")
+    print("| tool | CPU s | MiB per CPU s | peak RSS MiB | rootcause CPU ÷ tool CPU |\n|---|---:|---:|---:|---:|")
+    for name, got in samples.items():
+        cpu = statistics.median(c for c, _ in got)
+        rss = max(r for _, r in got)
+        rows[name] = {"cpu_s": cpu, "peak_rss_mib": rss, "all_cpu_s": [c for c, _ in got]}
+        print(f"| {name} | {cpu:.2f} | {mb / cpu:.0f} | {rss:.0f} | {base / cpu:.2f} |")
+    if args.json:
+        args.json.write_text(json.dumps({"log_mib": mb, "rounds": args.rounds, "tools": rows}, indent=2))
+
+
+if __name__ == "__main__":
+    main()

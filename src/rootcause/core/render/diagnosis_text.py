@@ -1,0 +1,139 @@
+"""The terminal view of a diagnosis: the answer first.
+
+Line one is the verdict (which known error, how sure, whether these versions are affected, or
+"no known error matched"); for input from several ranks, the triage conclusion follows; then
+each finding leads with the user's own line that matched, and lists the workarounds that the
+evidence supports first, each with its condition, and how many more the entry has.
+Everything wraps to the console's width with hanging indents; nothing is cropped.
+"""
+
+from __future__ import annotations
+
+from rich.console import Group, RenderableType
+from rich.text import Text
+
+from rootcause.core.diagnosis import Diagnosis, Finding
+from rootcause.core.render.terminal import block, code, hanging
+from rootcause.core.versions import Verdict
+
+HEADLINE_CHARS = 400
+VERDICT_WORDS = {
+    Verdict.AFFECTED: "your versions are affected",
+    Verdict.NOT_AFFECTED: "your versions are not affected",
+    Verdict.FIXED: "fixed in your versions",
+    Verdict.UNKNOWN: "versions unknown",
+}
+SUPPORT_MARK = {"seen": "the log shows this", "excluded": "does not apply"}
+
+
+def verdict_line(d: Diagnosis) -> str:
+    """One line that answers: which known error, how sure, and whether it applies here."""
+    if not d.findings:
+        return "No known error matched."
+    top = d.findings[0]
+    line = f"Known error: {top.id} ({top.confidence} confidence, {VERDICT_WORDS[top.versions.status]})"
+    others = len(d.findings) - 1
+    if others:
+        line += f"; {others} more finding{'s' if others > 1 else ''} below"
+    return line
+
+
+def triage_line(d: Diagnosis) -> str | None:
+    """The multi-rank conclusion in one line, when the input held several ranks."""
+    if d.triage is None:
+        return None
+    from rootcause.core.triage.render import KIND_LABEL, _ranks
+
+    c = d.triage.conclusion
+    line = f"Triage: {KIND_LABEL.get(c.kind, c.kind)} ({c.confidence} confidence)"
+    if c.guilty_ranks:
+        line += f", look first at rank(s) {_ranks(c.guilty_ranks)}"
+        if c.guilty_hosts:
+            line += " on " + ", ".join(c.guilty_hosts)
+    elif c.candidates:
+        line += ", candidates: " + ", ".join(map(str, c.candidates[:8]))
+    return line + ". " + c.summary
+
+
+def headline(f: Finding) -> str:
+    """The user's own line that matched, as the finding's headline."""
+    text = " ".join(f.lines[0].text.split()) if f.lines else f.signature
+    return text if len(text) <= HEADLINE_CHARS else text[: HEADLINE_CHARS - 1] + "…"
+
+
+def _workarounds(f: Finding) -> list[RenderableType]:
+    rows: list[tuple[Text | str, RenderableType]] = []
+    for n, w in enumerate(f.workarounds, 1):
+        body = Text()
+        body.append(w.action)
+        body.append(f"  {round(w.success_rate * 100)}% success ({w.basis})", style="green")
+        if w.support in SUPPORT_MARK:
+            body.append(f"  [{SUPPORT_MARK[w.support]}", style="bold cyan" if w.support == "seen" else "dim")
+            body.append(f": {w.support_note}]" if w.support == "excluded" and w.support_note else "]", style="dim")
+        parts: list[RenderableType] = [body]
+        if w.condition:
+            parts.append(Text("when: " + w.condition, style="dim"))
+        parts.append(code("$ " + w.how.replace("\n", "\n  ")))
+        rows.append((Text(f"{n}.", style="bold"), Group(*parts)))
+    out: list[RenderableType] = [Text("what to do, the best supported first:", style="bold")]
+    out.append(hanging(rows, indent=2))
+    if f.more_workarounds:
+        out.append(Text(f"  +{f.more_workarounds} more: rootcause show {f.id}", style="cyan"))
+    return out
+
+
+def finding_rich(n: int, f: Finding) -> RenderableType:
+    from rootcause.core.render.diagnosis_view import finding_label, finding_where
+
+    parts: list[RenderableType] = []
+    parts.append(hanging([(Text(f"{n}.", style="bold"), Text(headline(f), style="bold red"))]))
+    meta = Text()
+    meta.append(f"at {finding_where(f)}\n", style="cyan")
+    meta.append(f"{f.id}", style="bold cyan")
+    meta.append(f"  score {f.score:.2f} · {finding_label(f)}", style="dim")
+    body: list[RenderableType] = [meta]
+    if f.params:
+        body.append(Text("params: " + ", ".join(f"{k}={v}" for k, v in f.params.items())))
+    versions = Text()
+    versions.append(f"versions: {f.versions.status.value}", style="magenta")
+    versions.append(" — " + "; ".join(f.versions.reasons), style="dim")
+    body.append(versions)
+    cause = Text()
+    cause.append("cause: ", style="bold")
+    cause.append(f.root_cause)
+    body.append(cause)
+    if f.workarounds:
+        body += _workarounds(f)
+    if f.dead_ends:
+        rows: list[tuple[Text | str, RenderableType]] = []
+        for de in f.dead_ends:
+            t = Text()
+            t.append(de.action, style="bold")
+            t.append(" — " + de.why_fails, style="dim")
+            rows.append((Text("✗", style="red"), t))
+        body.append(Text("dead ends:", style="bold"))
+        body.append(hanging(rows, indent=2))
+    parts.append(block(Group(*body), indent=3))
+    return Group(*parts)
+
+
+def diagnosis_rich(d: Diagnosis) -> RenderableType:
+    first = Text(verdict_line(d), style="bold green" if d.findings else "bold yellow")
+    parts: list[RenderableType] = [first]
+    conclusion = triage_line(d)
+    if conclusion:
+        parts.append(Text(conclusion, style="bold"))
+    if not d.findings:
+        if d.abstain_reason:
+            parts.append(Text(d.abstain_reason, style="dim"))
+        for c in d.nearest:
+            parts.append(Text(f"  nearest (not a diagnosis): {c.id}  similarity {c.score:.2f}", style="dim"))
+    for n, f in enumerate(d.findings, 1):
+        parts.append(Text(""))
+        parts.append(finding_rich(n, f))
+    if d.triage is not None:
+        from rootcause.core.triage.render import triage_rich
+
+        parts.append(Text(""))
+        parts.append(triage_rich(d.triage))
+    return Group(*parts)

@@ -1,0 +1,59 @@
+"""The Python API holds the loaded index in the process and reloads only when a canon folder changes."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import rootcause
+from rootcause.adapters.canon_files import builtin_canon_dir
+from rootcause.adapters.loading import held_canon, load_index
+
+ENTRY_ID = "pytorch/nccl-communicator-aborted"
+PROBE = "NCCL communicator was aborted on rank 3."
+OTHER = "Zebra herd stampeded through rank 3"
+
+
+def _entry_text() -> str:
+    return (builtin_canon_dir() / f"{ENTRY_ID}.yaml").read_text(encoding="utf-8")
+
+
+def _ids(text: str, canon: list[str]) -> list[str]:
+    return [f.id for f in rootcause.diagnose(text, canon=canon).findings]
+
+
+def test_second_call_reuses_the_loaded_index() -> None:
+    first = rootcause.diagnose(PROBE).findings
+    held = load_index()
+    assert rootcause.diagnose(PROBE).findings[0].id == first[0].id == ENTRY_ID
+    assert load_index() is held  # not loaded, unpickled or compiled again
+    assert held_canon().index is held
+
+
+def test_changes_to_a_canon_folder_are_picked_up_and_a_touch_reloads_nothing(tmp_path: Path) -> None:
+    canon = [str(tmp_path)]
+    (tmp_path / "pytorch").mkdir()
+    empty = load_index(canon)
+    assert load_index(canon) is empty
+    assert ENTRY_ID not in _ids(OTHER, canon)
+    # a new file: the folder's stamp changes
+    path = tmp_path / f"{ENTRY_ID}.yaml"
+    path.write_text(_entry_text().replace("value: 0.5", "value: 0.25", 1), encoding="utf-8")
+    added = load_index(canon)
+    assert added is not empty
+    assert added.entries[ENTRY_ID].fix_rate.value == 0.25
+    # the same file rewritten in place (the folder's stamp stays): its pattern now says zebras
+    text = _entry_text().replace(
+        r"- regex: NCCL communicator was aborted on rank (?P<rank>\d+)\.?\s*$",
+        r"- regex: Zebra herd stampeded through rank (?P<rank>\d+)",
+        1,
+    )
+    assert text != _entry_text()
+    path.write_text(text, encoding="utf-8")
+    edited = load_index(canon)
+    assert edited is not added
+    assert ENTRY_ID in _ids(OTHER, canon)
+    # touched, same content: the digest is the same, so the held index stays
+    stat = path.stat()
+    os.utime(path, ns=(stat.st_atime_ns + 10**9, stat.st_mtime_ns + 10**9))
+    assert load_index(canon) is edited
