@@ -86,14 +86,12 @@ EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "gloo-allreduce-tim
 
 
 def test_diagnose_leads_with_the_verdict_on_the_readme_example() -> None:
-    """examples/README.md's triage example (a real DETAIL capture) reaches a verdict, and `diagnose` shows it
-    before its findings; the triage details (evidence, timeline, ranks) come after them."""
+    """examples/README.md's triage example (a real DETAIL capture) reaches a verdict from its per-rank logs, and
+    `diagnose` states it before its findings."""
     triage = run_cli("triage", "-f", "json", str(EXAMPLE))
     c = json.loads(triage.stdout)["conclusion"]
     assert (triage.returncode, c["kind"], c["guilty_ranks"]) == (0, "straggler", [1])
     text = run_cli("diagnose", str(EXAMPLE)).stdout
-    assert text.lstrip().splitlines()[0].startswith("╭─ triage: Straggler")
-    assert text.index("look first at: rank(s) 1") < text.index("1. pytorch/") < text.index("timeline")
+    assert text.index("Triage: Straggler (high confidence), look first at rank(s) 1") < text.index("\n1. ")
     md = run_cli("diagnose", "-f", "md", str(EXAMPLE)).stdout
-    assert md.startswith("# rootcause diagnosis\n\n## rootcause triage: Straggler")
-    assert md.index("## rootcause triage: Straggler") < md.index("## 1. ") < md.index("### Timeline")
+    assert md.index("Triage: Straggler") < md.index("## 1. ")

@@ -13,6 +13,7 @@ from rich.console import Group, RenderableType
 from rich.text import Text
 
 from rootcause.core.diagnosis import Diagnosis, Finding
+from rootcause.core.render.finding_labels import finding_label, finding_where
 from rootcause.core.render.terminal import block, code, hanging
 from rootcause.core.versions import Verdict
 
@@ -83,7 +84,6 @@ def _workarounds(f: Finding) -> list[RenderableType]:
 
 
 def finding_rich(n: int, f: Finding) -> RenderableType:
-    from rootcause.core.render.diagnosis_view import finding_label, finding_where
 
     parts: list[RenderableType] = []
     parts.append(hanging([(Text(f"{n}.", style="bold"), Text(headline(f), style="bold red"))]))

@@ -87,12 +87,7 @@ def _md_cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def triage_verdict_markdown(report: TriageReport) -> str:
-    """The conclusion alone: what `diagnose` puts before its findings."""
-    return _verdict_markdown(report) + "\n"
-
-
-def _verdict_markdown(report: TriageReport) -> str:
+def triage_markdown(report: TriageReport) -> str:
     c = report.conclusion
     lines = [f"## rootcause triage: {KIND_LABEL[c.kind]}", ""]
     lines += [f"**{_md_cell(c.summary)}**", ""]
@@ -111,14 +106,7 @@ def _verdict_markdown(report: TriageReport) -> str:
         facts.append(f"collective: `{c.collective}`")
     if c.finding_ids:
         facts.append("known errors: " + ", ".join(f"`{i}`" for i in c.finding_ids))
-    lines += ["- " + f for f in facts]
-    return "\n".join(lines)
-
-
-def triage_markdown(report: TriageReport, verdict: bool = True) -> str:
-    """The whole report; without `verdict`, the details that follow a verdict shown before."""
-    c = report.conclusion
-    lines = [_verdict_markdown(report), ""] if verdict else ["## rootcause triage: details", ""]
+    lines += ["- " + f for f in facts] + [""]
     shown = _evidence(report)[:MAX_EVIDENCE_SHOWN]
     if shown:
         lines += ["### Evidence", ""]
@@ -158,14 +146,9 @@ def triage_markdown(report: TriageReport, verdict: bool = True) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
-def _style(report: TriageReport) -> str:
-    return {"undecided": "yellow", "network": "magenta"}.get(report.conclusion.kind, "red")
-
-
-def triage_verdict_rich(report: TriageReport) -> Panel:
-    """The conclusion's panel alone: what `diagnose` puts before its findings."""
+def triage_rich(report: TriageReport) -> RenderableType:
     c = report.conclusion
-    style = _style(report)
+    style = {"undecided": "yellow", "network": "magenta"}.get(c.kind, "red")
     head = Text()
     head.append(c.summary + "\n", style="bold")
     if c.guilty_ranks:
@@ -190,19 +173,14 @@ def triage_verdict_rich(report: TriageReport) -> Panel:
     if c.finding_ids:
         head.append("known errors: ", style="dim")
         head.append(", ".join(c.finding_ids) + "  (rootcause show ID)\n", style="cyan")
-    return Panel(
-        head,
-        title=f"triage: {KIND_LABEL[c.kind]} · {c.confidence} confidence",
-        title_align="left",
-        border_style=style,
-    )
-
-
-def triage_rich(report: TriageReport, verdict: bool = True) -> RenderableType:
-    """The whole report; without `verdict`, the details that follow a verdict shown before."""
-    c = report.conclusion
-    style = _style(report)
-    parts: list[RenderableType] = [triage_verdict_rich(report)] if verdict else []
+    parts: list[RenderableType] = [
+        Panel(
+            head,
+            title=f"triage: {KIND_LABEL[c.kind]} · {c.confidence} confidence",
+            title_align="left",
+            border_style=style,
+        )
+    ]
     shown = _evidence(report)[:MAX_EVIDENCE_SHOWN]
     if shown:
         ev_text = Text()
