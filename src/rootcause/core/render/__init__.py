@@ -17,7 +17,9 @@ Format = Literal["md", "json", "html", "text"]
 __all__ = ["Format", "Lang", "entry_to_dict", "render_document", "render_html", "render_json", "render_markdown"]
 
 
-def render_document(entry: Entry, fmt: Format, lang: Lang = "en", reproducers: Sequence[ReproducerView] = ()) -> str:
+def render_document(
+    entry: Entry, fmt: Format, lang: Lang = "en", reproducers: Sequence[ReproducerView] = ()
+) -> str:
     """Render one entry to a string document (text is the CLI's rich view, not here)."""
     if fmt == "md":
         return render_markdown(entry, lang, reproducers) + "\n"
