@@ -36,19 +36,24 @@ def client(app: FastAPI) -> Iterator[TestClient]:
 
 
 class Statements:
-    """Every SQL statement the store's engines send (BEGIN/COMMIT aside), by engine."""
+    """Every SQL statement SQLite runs for the store's engines after they connect, by engine, as the driver's
+    trace callback reports them (whatever way the store sent them); on the reader, transaction control aside."""
 
     def __init__(self, store: Any) -> None:
         self.sent: dict[str, list[str]] = {"read": [], "write": []}
         for name, engine in (("read", store._reader), ("write", store._writer)):
-            event.listen(engine, "before_cursor_execute", self._hook(name))
+            engine.dispose()  # new connections, each traced from its start
+            event.listen(engine, "connect", self._hook(name))
 
     def _hook(self, name: str) -> Any:
-        def on_execute(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
-            if statement.split()[0].upper() not in {"BEGIN", "COMMIT", "ROLLBACK"}:
-                self.sent[name].append(statement)
+        def on_connect(dbapi_conn: Any, _record: Any) -> None:
+            dbapi_conn.set_trace_callback(lambda sql: self._record(name, sql))
 
-        return on_execute
+        return on_connect
+
+    def _record(self, name: str, sql: str) -> None:
+        if name == "write" or sql.split()[0].upper() not in {"BEGIN", "COMMIT", "ROLLBACK"}:
+            self.sent[name].append(sql)
 
     def clear(self) -> None:
         for sent in self.sent.values():

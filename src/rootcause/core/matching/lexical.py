@@ -89,6 +89,17 @@ class LexicalIndex:
                 best[entry] = sim
         return sorted(best.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
 
+    def rank(self, text: str, limit: int = 1000) -> list[tuple[str, float]]:
+        """Search by words: every entry that shares a term with the text, by its best document's raw BM25
+        score (not normalised, so that a short query ranks long documents fairly), best first."""
+        bag = Counter(tokens(text))
+        best: dict[str, float] = {}
+        for doc, score in self._score_bag(bag).items():
+            entry = self.doc_entry[doc]
+            if score > best.get(entry, 0.0):
+                best[entry] = score
+        return sorted(best.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
+
     def _query_self(self, bag: Counter[str]) -> float:
         """The score the query would get against a document equal to itself."""
         length = sum(bag.values())

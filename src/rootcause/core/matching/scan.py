@@ -79,6 +79,7 @@ class SourceScanner:
         self._replay: list[tuple[bytes, int]] | None = []
         self._replay_bytes = 0
         self._ranks: set[int] = set()
+        self._single_hit_lines: set[int] = set()  # lines a one-line pattern matched (at most max_hits)
         self.result = ScanResult()
         self._carry = b""
         # the last lines before the current one, raw (bytes) or cleaned (str): windows read them
@@ -319,6 +320,8 @@ class SourceScanner:
             self._errorish_raw.append((line_no, raw))  # cleaned at the end, if still kept
 
     def _errorish_item(self, line_no: int, raw: bytes) -> tuple[int, str, str, int | None] | None:
+        if line_no in self._single_hit_lines:
+            return None  # a single-line pattern matched it: a pattern line, no need to scan it again
         text = raw.decode("utf-8", "replace")
         clean = strip_framing(text)
         if self.index.candidates(clean.text, 1, self._scratch):
@@ -378,9 +381,18 @@ class SourceScanner:
     def _match_clean(self, clean: CleanLine, raw: str, line_no: int) -> bool:
         matched = False
         index = self.index
+        by_window = index.hs_db is not None and self._scratch is not None
+        last_text: str | None = None
+        found: list[int] = []
         for window in index.windows:
             text = clean.text if window == 1 else self._window_text(window)
-            for p in index.candidates(text, window, self._scratch):
+            if not by_window:
+                found = index.candidates(text, window, self._scratch)
+            elif text != last_text:  # a window wider than the lines read so far repeats the last text
+                found, last_text = index.candidates_any(text, self._scratch), text
+            for p in found:
+                if by_window and index.patterns[p].window != window:
+                    continue
                 params = index.confirm(p, text)
                 if params is None:
                     continue
@@ -391,6 +403,8 @@ class SourceScanner:
                 first = line_no - (text.count("\n") if window > 1 else 0)
                 self.result.hits.append(Hit(p, line_no, first, raw[:2000], clean.text[:2000], params, clean.rank))
                 self._note_rank(clean.rank)
+                if window == 1:
+                    self._single_hit_lines.add(line_no)
         return matched
 
     def _repair_wrapped(self, lines: list[str]) -> None:
@@ -414,6 +428,8 @@ class SourceScanner:
 
 
 _ERRORISH = re.compile(ERRORISH_REGEX)
+
+
 def count_newlines(data: bytes, start: int, end: int) -> int:
     """Newlines in data[start:end]: every byte of an input is counted once, by this."""
     return data.count(b"\n", start, end)

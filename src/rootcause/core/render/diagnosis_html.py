@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from rootcause.core.diagnosis import Diagnosis, Finding
+from rootcause.core.render.diagnosis_text import headline, triage_line, verdict_line
 from rootcause.core.render.diagnosis_view import diagnosis_markdown, finding_label, finding_where
 from rootcause.core.render.html import entry_href, environment
 
@@ -33,9 +34,14 @@ def _finding(f: Finding, root: str) -> dict[str, Any]:
                 "basis": w.basis,
                 "condition": w.condition,
                 "how": w.how,
+                "support": {"seen": "the log shows this", "excluded": f"does not apply: {w.support_note}"}.get(
+                    w.support
+                ),
             }
             for w in f.workarounds
         ],
+        "more_workarounds": f.more_workarounds,
+        "headline": headline(f),
         "dead_ends": [{"action": d.action, "why_fails": d.why_fails} for d in f.dead_ends],
     }
 
@@ -46,6 +52,8 @@ def diagnosis_context(d: Diagnosis, root: str = "") -> dict[str, Any]:
         "lang_attr": "en",
         "root": root,
         "matched": d.matched,
+        "verdict": verdict_line(d),
+        "triage": triage_line(d),
         "findings": [_finding(f, root) for f in d.findings],
         "abstain_reason": d.abstain_reason,
         "nearest": [

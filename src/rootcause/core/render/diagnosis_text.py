@@ -13,7 +13,6 @@ from rich.console import Group, RenderableType
 from rich.text import Text
 
 from rootcause.core.diagnosis import Diagnosis, Finding
-from rootcause.core.render.finding_labels import finding_label, finding_where
 from rootcause.core.render.terminal import block, code, hanging
 from rootcause.core.versions import Verdict
 
@@ -25,6 +24,41 @@ VERDICT_WORDS = {
     Verdict.UNKNOWN: "versions unknown",
 }
 SUPPORT_MARK = {"seen": "the log shows this", "excluded": "does not apply"}
+
+
+def finding_where(f: Finding) -> str:
+    first = f.lines[0]
+    where = f"{first.source}:{first.line}"
+    if f.count > 1:
+        where += f" (+{f.count - 1} more"
+        where += f", ranks {_ranks(f.ranks)})" if len(f.ranks) > 1 else ")"
+    elif f.ranks:
+        where += f" (rank {f.ranks[0]})"
+    return where
+
+
+def _ranks(ranks: list[int]) -> str:
+    """[0, 1, 2, 5] → '0-2,5'."""
+    out: list[str] = []
+    start = prev = None
+    for r in [*ranks, None]:
+        if start is None:
+            start = prev = r
+        elif r is not None and prev is not None and r == prev + 1:
+            prev = r
+        else:
+            out.append(f"{start}" if start == prev else f"{start}-{prev}")
+            start = prev = r
+    return ",".join(out)
+
+
+def finding_label(f: Finding) -> str:
+    tags = [f"{f.confidence} confidence", f"matched by {f.matched_by}"]
+    if f.generic:
+        tags.append("generic")
+    if f.role != "cause":
+        tags.append(f.role)
+    return ", ".join(tags)
 
 
 def verdict_line(d: Diagnosis) -> str:
@@ -43,7 +77,7 @@ def triage_line(d: Diagnosis) -> str | None:
     """The multi-rank conclusion in one line, when the input held several ranks."""
     if d.triage is None:
         return None
-    from rootcause.core.triage.render import KIND_LABEL, _ranks
+    from rootcause.core.triage.render import KIND_LABEL
 
     c = d.triage.conclusion
     line = f"Triage: {KIND_LABEL.get(c.kind, c.kind)} ({c.confidence} confidence)"
@@ -58,8 +92,9 @@ def triage_line(d: Diagnosis) -> str | None:
 
 def headline(f: Finding) -> str:
     """The user's own line that matched, as the finding's headline."""
-    text = " ".join(f.lines[0].text.split()) if f.lines else f.signature
-    return text if len(text) <= HEADLINE_CHARS else text[: HEADLINE_CHARS - 1] + "…"
+    from rootcause.core.render.html import clip
+
+    return clip(f.lines[0].text if f.lines else f.signature, HEADLINE_CHARS)
 
 
 def _workarounds(f: Finding) -> list[RenderableType]:
@@ -84,7 +119,6 @@ def _workarounds(f: Finding) -> list[RenderableType]:
 
 
 def finding_rich(n: int, f: Finding) -> RenderableType:
-
     parts: list[RenderableType] = []
     parts.append(hanging([(Text(f"{n}.", style="bold"), Text(headline(f), style="bold red"))]))
     meta = Text()
@@ -98,12 +132,12 @@ def finding_rich(n: int, f: Finding) -> RenderableType:
     versions.append(f"versions: {f.versions.status.value}", style="magenta")
     versions.append(" — " + "; ".join(f.versions.reasons), style="dim")
     body.append(versions)
+    if f.workarounds:
+        body += _workarounds(f)
     cause = Text()
     cause.append("cause: ", style="bold")
     cause.append(f.root_cause)
     body.append(cause)
-    if f.workarounds:
-        body += _workarounds(f)
     if f.dead_ends:
         rows: list[tuple[Text | str, RenderableType]] = []
         for de in f.dead_ends:

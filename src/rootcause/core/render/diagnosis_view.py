@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from rootcause.core.diagnosis import Diagnosis
-from rootcause.core.render.finding_labels import finding_label, finding_where
+from rootcause.core.render.diagnosis_text import finding_label, finding_where, headline, triage_line, verdict_line
 
 __all__ = ["diagnosis_markdown", "finding_label", "finding_where"]
 
@@ -21,8 +21,6 @@ def _md_code(text: str) -> str:
 
 
 def diagnosis_markdown(d: Diagnosis) -> str:
-    from rootcause.core.render.diagnosis_text import headline, triage_line, verdict_line
-
     lines = ["# rootcause diagnosis", "", f"**{verdict_line(d)}**", ""]
     conclusion = triage_line(d)
     if conclusion:
