@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import pickle
+import struct
 from typing import Any, ClassVar
 
 from rootcause.errors import UsageError
@@ -134,9 +135,17 @@ def load_object(data: bytes, name: str) -> Any:
         raise DumpError(f"{name}: {exc}") from None
     except RecursionError:
         raise DumpError(f"{name}: nested too deeply to be a Flight Recorder dump") from None
-    except (pickle.UnpicklingError, ValueError, EOFError, TypeError, IndexError, KeyError, AttributeError) as exc:
+    except (
+        pickle.UnpicklingError,
+        struct.error,  # a truncated operand of the pure-Python unpickler
+        ValueError,
+        EOFError,
+        TypeError,
+        LookupError,
+        AttributeError,
+    ) as exc:
         raise DumpError(f"{name}: not a Flight Recorder dump ({type(exc).__name__}: {str(exc)[:200]})") from None
-    except (MemoryError, OverflowError):
+    except (MemoryError, ArithmeticError):
         raise DumpError(f"{name}: too large to read") from None
 
 
