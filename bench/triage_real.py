@@ -94,9 +94,7 @@ def table() -> tuple[list[str], dict[str, int]]:
         named = torchrun_root_cause(folder)
         theirs = judge_torchrun(named, run.guilty)
         said = f"{c.kind} {c.guilty_ranks}" if c.kind != "undecided" else f"undecided, candidates {c.candidates}"
-        rows.append(
-            f"| {run.path} | {run.world} | {run.guilty} | {said} | {ours} | {named or '—'} | {theirs} |"
-        )
+        rows.append(f"| {run.path} | {run.world} | {run.guilty} | {said} | {ours} | {named or '—'} | {theirs} |")
         tally[f"rootcause {ours}"] = tally.get(f"rootcause {ours}", 0) + 1
         tally[f"torchrun {theirs}"] = tally.get(f"torchrun {theirs}", 0) + 1
     return rows, tally
@@ -117,7 +115,7 @@ def main() -> None:
             f"{HEADER}\n\n`python bench/triage_real.py`: every real capture of `tests/fixtures/triage-real` "
             "(torch 2.13 CPU, Gloo, torchrun), its known guilty ranks, the conclusion of `rootcause triage` on the "
             "capture's folder, and the rank torchrun's own failure report names as \"Root Cause (first observed "
-            "failure)\" on the same run (the baseline). *WRONG*: an innocent rank named.\n\n"
+            'failure)" on the same run (the baseline). *WRONG*: an innocent rank named.\n\n'
         )
         if HEADER in body:
             head, _, rest = body.partition(HEADER)
