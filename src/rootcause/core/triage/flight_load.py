@@ -37,9 +37,13 @@ class _Reader:
         self._pos = 0
 
     def read(self, n: int = -1) -> bytes:
-        end = len(self._data) if n < 0 else self._pos + n
-        out = self._data[self._pos : end]
-        self._pos += len(out)
+        if n < 0:
+            out = self._data[self._pos :]
+            self._pos = len(self._data)
+            return out
+        pos = self._pos
+        out = self._data[pos : pos + n]
+        self._pos = pos + len(out)
         return out
 
     def readinto(self, buf: bytearray | memoryview) -> int:
@@ -70,6 +74,10 @@ class _NoGlobals(pickle._Unpickler):
 
     dispatch: ClassVar[dict[int, Any]] = dict(pickle._Unpickler.dispatch)
 
+    def __init__(self, reader: _Reader, framed: bool) -> None:
+        super().__init__(reader)
+        self._framed = framed
+
     def find_class(self, module: str, name: str) -> Any:
         raise DumpError(f"refused to load a pickle global ({module}.{name}): not a plain Flight Recorder dump")
 
@@ -80,9 +88,12 @@ class _NoGlobals(pickle._Unpickler):
         """`pickle._Unpickler.load`, counting the opcodes it runs."""
         self.memo = _Memo()
         self._unframer = pickle._Unframer(self._file_read, self._file_readline)  # type: ignore[attr-defined]
-        self.read = self._unframer.read
-        self.readinto = self._unframer.readinto
-        self.readline = self._unframer.readline
+        if self._framed:
+            self.read = self._unframer.read
+            self.readinto = self._unframer.readinto
+            self.readline = self._unframer.readline
+        else:  # protocols 0-3 have no frames: read the bytes directly (the unframer is a call per opcode)
+            self.read, self.readline = self._file_read, self._file_readline
         self.metastack: list[Any] = []
         self.stack: list[Any] = []
         self.append = self.stack.append
@@ -130,7 +141,9 @@ def load_object(data: bytes, name: str) -> Any:
     if len(data) > MAX_DUMP_BYTES:
         raise DumpError(f"{name}: {len(data)} bytes, more than the {MAX_DUMP_BYTES} a Flight Recorder dump may have")
     try:
-        return _NoGlobals(_Reader(data)).load() if data[:1] == b"\x80" else json.loads(data.decode("utf-8"))
+        if data[:1] != b"\x80":
+            return json.loads(data.decode("utf-8"))
+        return _NoGlobals(_Reader(data), framed=data[1:2] not in (b"\x00", b"\x01", b"\x02", b"\x03")).load()
     except DumpError as exc:
         raise DumpError(f"{name}: {exc}") from None
     except RecursionError:
@@ -159,6 +172,22 @@ def _scalar(value: Any) -> str:
     return json.dumps(str(type(value).__name__))
 
 
+def _shallow(value: Any) -> bool:
+    """A list of at most 32 scalars or lists of at most 32 scalars (strings of at most 400 characters)."""
+    if type(value) is not list or len(value) > 32:
+        return False
+    for item in value:
+        inner = item if type(item) is list else [item]
+        if len(inner) > 32:
+            return False
+        for v in inner:
+            if not (v is None or type(v) in (int, float, bool) or (type(v) is str and len(v) <= 400)):
+                return False
+            if type(v) is int and v.bit_length() > 64:
+                return False
+    return True
+
+
 class _Lit(str):
     """Text the renderer writes as it is (a bracket, a separator, a rendered key)."""
 
@@ -168,6 +197,9 @@ def render(value: Any, limit: int = 200) -> str:
     the size, depth or sharing of `value` (a shared reference is shown again only as far as the limit goes)."""
     if isinstance(value, str):
         return value if len(value) <= limit else value[: limit - 1] + "…"
+    if _shallow(value):  # the usual sizes and dtypes ([[1024]], ["Float"]): C-speed, and small by construction
+        text = json.dumps(value)
+        return text if len(text) <= limit else text[: limit - 1] + "…"
     out: list[str] = []
     size = 0
     todo: list[Any] = [value]
