@@ -111,3 +111,14 @@ def test_restarts_read_the_first_attempt_only() -> None:
     # without the second attempt's exit line, a late line is still read
     single = attempt0 + agent + "local_rank: 1 (pid: 11) of binary: python\n" + attempt1
     assert 2 in triage_texts({"console.log": single}).conclusion.detected_by
+
+
+def test_two_agents_in_one_file_are_no_restart() -> None:
+    """srun with one torchrun per node writes both agents' lines to one file: each logs one failure."""
+    agent = "E1205 13:15:43.400000 {pid} torch/distributed/elastic/multiprocessing/api.py:1002] failed (exitcode: 1) "
+    text = "[default0]:[rank0]: ValueError: bad batch\n"
+    text += agent.format(pid=100) + "local_rank: 0 (pid: 11) of binary: python\n"
+    text += "[default1]:[rank3]: RuntimeError: [/x/pair.cc:553] Connection closed by peer [127.0.0.1]:3459. GLHF\n"
+    text += agent.format(pid=200) + "local_rank: 1 (pid: 22) of binary: python\n"
+    c = triage_texts({"slurm.out": text}).conclusion
+    assert (c.kind, c.guilty_ranks) == ("crash-first", [0]) and 3 in c.detected_by

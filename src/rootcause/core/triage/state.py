@@ -26,6 +26,7 @@ MAX_GROUPS = 300
 MAX_GROUP_KEYS = 8192
 MAX_GLOBAL = 64
 MAX_ROOTS = 8
+_GLOG_PID = re.compile(r"(?:^|\s)[EWIF]\d{4} [\d:.]{6,20} (\d{1,9}) ")  # torchrun's log prefix: E1205 13:15:43.400000 22922
 _ATTEMPT = re.compile(r"(?:^|[/\\])attempt_(\d{1,4})[/\\]")
 
 
@@ -135,7 +136,8 @@ class SourceInfo:
     pending_cpp: dict[Key, str] = field(default_factory=dict)
     block_root: bool = False
     block: dict[str, tuple[str, Ev]] = field(default_factory=dict)
-    exits: int = 0  # torchrun's "failed (exitcode: …)" lines so far: one per failed attempt
+    exits: int = 0  # the most "failed (exitcode: …)" lines of one torchrun agent so far: one per failed attempt
+    agent_exits: dict[int, int] = field(default_factory=dict)  # agent pid -> its "failed (exitcode" lines
     path_attempt: int = 0  # torchrun --log-dir's …/attempt_<n>/…
 
 
@@ -205,7 +207,7 @@ class Accumulator:
             if clean.local_rank is not None:
                 info.local_to_global[clean.local_rank] = clean.rank
         key = self._key(src, clean.rank, clean.local_rank, facts)
-        self._attempt = self._attempt_of(info, facts)
+        self._attempt = self._attempt_of(info, facts, raw)
         if self._attempt:
             key = ("a", self._attempt, key)
         acc = self._acc(key)
@@ -226,13 +228,17 @@ class Accumulator:
         for fact in facts.facts:
             self._fact(src, key, acc, ev, fact, facts)
 
-    def _attempt_of(self, info: SourceInfo, facts: x.LineFacts) -> int:
-        """Which attempt a line belongs to: torchrun logs one "failed (exitcode: …)" line per failed attempt, and
-        its failure report after the last one (it describes the last attempt)."""
+    def _attempt_of(self, info: SourceInfo, facts: x.LineFacts, text: str) -> int:
+        """Which attempt a line belongs to: each torchrun agent logs one "failed (exitcode: …)" line per failed
+        attempt, and its failure report after the last one (it describes the last attempt). Agents are told apart
+        by the pid of their glog prefix, so the consoles of several agents in one file are no restart."""
         block = any(isinstance(f, x.BlockHeading | x.BlockField) for f in facts.facts)
         attempt = max(info.exits - 1, 0) if block else info.exits
         if any(isinstance(f, x.AgentExit) for f in facts.facts):
-            info.exits += 1
+            m = _GLOG_PID.search(text)
+            agent = int(m.group(1)) if m else -1
+            info.agent_exits[agent] = info.agent_exits.get(agent, 0) + 1
+            info.exits = max(info.agent_exits.values())
             self.console_restarts |= info.exits > 1
         return max(attempt, info.path_attempt)
 
