@@ -120,7 +120,9 @@ def main() -> None:
         if HEADER in body:
             head, _, rest = body.partition(HEADER)
             tail = rest.split("\n## ", 1)
-            body = head + intro + text + ("\n## " + tail[1] if len(tail) > 1 else "")
+            # keep the prose written under the table (from "Measured" on)
+            notes = tail[0][tail[0].find("\nMeasured ") :] if "\nMeasured " in tail[0] else ""
+            body = head + intro + text + notes + ("\n## " + tail[1] if len(tail) > 1 else "")
         else:
             body = body.rstrip() + "\n\n" + intro + text
         readme.write_text(body, encoding="utf-8")
