@@ -26,7 +26,8 @@ MAX_GROUPS = 300
 MAX_GROUP_KEYS = 8192
 MAX_GLOBAL = 64
 MAX_ROOTS = 8
-_GLOG_PID = re.compile(r"(?:^|\s)[EWIF]\d{4} [\d:.]{6,20} (\d{1,9}) ")  # torchrun's log prefix: E1205 13:15:43.400000 22922
+# torchrun's log prefix, "E1205 13:15:43.400000 22922 …": the agent's pid
+_GLOG_PID = re.compile(r"(?:^|\s)[EWIF]\d{4} [\d:.]{6,20} (\d{1,9}) ")
 _ATTEMPT = re.compile(r"(?:^|[/\\])attempt_(\d{1,4})[/\\]")
 
 
