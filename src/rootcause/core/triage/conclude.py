@@ -19,6 +19,7 @@ from rootcause.core.triage.departures import (
     init_failure,
     left_early,
     not_in_group,
+    ring_neighbour,
     root_config,
 )
 from rootcause.core.triage.desync import desync
@@ -236,15 +237,24 @@ def _undecided(res: Resolved) -> Verdict:
             evs.append(ev)
     v = Verdict("undecided", summary, [], [], "low", None, evs)
     v.named = missing_dump_candidates(res)
+    if v.named:
+        who = ranks_word([n.rank for n in v.named]).capitalize()
+        v.summary += f" {who} left no Flight Recorder dump: they may have died first."
     config = root_config(res)
     if config is not None:
         odd, text, cevs = config
         v.summary += f" {text}"
         v.evidence = cevs + v.evidence
         v.named = [Named(r, "candidate", "root-config-minority", RULES["root-config-minority"], cevs[:2]) for r in odd]
-    if v.named:
-        who = ranks_word([n.rank for n in v.named]).capitalize()
-        v.summary += f" {who} left no Flight Recorder dump: they may have died first."
+    ring = ring_neighbour(res) if not v.named else None
+    if ring is not None:
+        r, revs = ring
+        v.summary += (
+            f" Ranks that lost their connection to one and the same peer all neighbour rank {r} in Gloo's ring: it may "
+            "have left first."
+        )
+        v.evidence = revs + v.evidence
+        v.named = [Named(r, "candidate", "gloo-ring-neighbour", RULES["gloo-ring-neighbour"], revs[:3])]
     return v
 
 

@@ -11,12 +11,16 @@ Each names a rank only on the evidence given in its docstring; docs/triage.md ha
 
 from __future__ import annotations
 
+import re
 from collections import Counter
+from itertools import pairwise
 
 from rootcause.core.triage.resolve import Resolved
 from rootcause.core.triage.rules import RULES
 from rootcause.core.triage.state import Ev, FailureRecord, RankAcc
 from rootcause.core.triage.verdict import Named, Verdict, hosts_of, on_hosts, ranks_word, timed_out
+
+_PEER_ADDR = re.compile(r"by peer \[(?P<ip>[^\]]{1,100})\]:(?P<port>\d{1,5})")
 
 
 def _victim(st: RankAcc) -> bool:
@@ -217,3 +221,43 @@ def config_verdict(res: Resolved) -> Verdict | None:
         return None
     odd, text, evs = found
     return _verdict(res, "desync", "root-config-minority", odd, text, evs, "medium")
+
+
+def ring_neighbour(res: Resolved) -> tuple[int, list[Ev]] | None:
+    """Candidate only: two or more ranks lost their connection to one and the same peer address (ip:port, one
+    process), and in Gloo's ring (a rank talks to rank - 1 and rank + 1) exactly one other rank neighbours all of
+    them. Needs a world size that no absent rank can shrink: an explicit one (NCCL's nranks, the PG banner), or the
+    agents' rank offsets (node k starts at k × nproc) when two or more agents reported."""
+    world = _ring_world(res)
+    if world is None or world < 3:
+        return None
+    lost: dict[str, list[tuple[int, Ev]]] = {}
+    for r, st in res.ranks.items():
+        if st.first_cascade is None or st.first_cascade[1].category != "peer" or st.timeouts:
+            continue
+        m = _PEER_ADDR.search(st.first_cascade[1].message)
+        if m is not None:
+            lost.setdefault(m.group(0), []).append((r, st.first_cascade[0]))
+    found: set[int] = set()
+    evs: list[Ev] = []
+    for items in lost.values():
+        ranks = {r for r, _ in items}
+        if len(ranks) < 2:
+            continue
+        common = set.intersection(*[{(r - 1) % world, (r + 1) % world} for r in ranks]) - ranks
+        if len(common) == 1:
+            found |= common
+            evs += [ev for _, ev in items]
+    return (found.pop(), evs) if len(found) == 1 else None
+
+
+def _ring_world(res: Resolved) -> int | None:
+    if res.acc.world_sizes:
+        return max(res.acc.world_sizes)
+    offsets = sorted({r.start for _, r in _agents(res)})
+    if len(offsets) < 2 or offsets[0] != 0:
+        return None
+    step = offsets[1] - offsets[0]
+    if step <= 0 or any(b - a != step for a, b in pairwise(offsets)):
+        return None
+    return offsets[-1] + step

@@ -50,6 +50,8 @@ RULES: dict[str, str] = {
     "never joined the process group",
     "no-timeout-alive": "the rank was alive to the end but never timed out while the others did: it never "
     "reached the collective",
+    "gloo-ring-neighbour": "candidate: ranks that lost their connection to one and the same peer address all "
+    "neighbour this rank in Gloo's ring (rank - 1, rank + 1)",
     "missing-log": "every rank with a log reached the collective; the rank left no log",
     # undecided
     "waiting-rank": "the rank reported the failure (a timeout or an error) but the logs do not show who caused it",
