@@ -17,3 +17,4 @@ if [ -f bench/triage_bench.py ]; then echo "## triage"; $PY bench/triage_bench.p
 if [ -f bench/service_bench.py ]; then echo "## service"; $PY bench/service_bench.py; fi
 if [ -f bench/hostile_upload.py ]; then echo "## hostile uploads"; $PY bench/hostile_upload.py --json "$OUT/hostile.json"; fi
 if [ -f bench/fuzz_long.py ]; then echo "## fuzz, long run"; $PY bench/fuzz_long.py --json "$OUT/fuzz.json"; fi
+echo "## coverage on the corpus of real pastes"; $PY bench/coverage.py corpus --json > "$OUT/coverage.json"; $PY bench/coverage.py corpus --lexical-curve

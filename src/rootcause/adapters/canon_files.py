@@ -237,6 +237,8 @@ def _drop_defaults(entry: Entry) -> dict[str, Any]:
     for pattern in data.get("patterns", []):
         if pattern.get("window") == 1:
             pattern.pop("window")
+        if pattern.get("consequence") is False:
+            pattern.pop("consequence")
     return _prune(data)
 
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, Field
 
+from rootcause.core.model import Verification
 from rootcause.core.versions import VersionVerdict
 
 
@@ -55,6 +56,8 @@ class Finding(BaseModel):
     workarounds: list[WorkaroundView]
     more_workarounds: int = 0  # further workarounds of the entry not listed here (rootcause show ID)
     dead_ends: list[DeadEndView]
+    verification: str = Verification.COMMUNITY.value  # ai_generated: shown as unverified, AI-generated
+    consequence: bool = False  # seen only through lines the failure causes later (the failure's own line is absent)
 
 
 class Candidate(BaseModel):

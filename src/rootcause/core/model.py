@@ -120,6 +120,11 @@ class Pattern(_Strict):
     regex: str = Field(min_length=1)
     window: int = Field(default=1, ge=1, le=50, description="lines searched together (multi-line patterns)")
     note: str | None = None
+    consequence: bool = Field(
+        default=False,
+        description="the line is what the entry's failure causes later (a missing operator after an extension "
+        "failed to load), not the failure itself: a finding from such lines only is shown as a consequence",
+    )
 
     @field_validator("regex")
     @classmethod

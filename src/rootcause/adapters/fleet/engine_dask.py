@@ -1,7 +1,8 @@
-"""Dask: ``bag.read_text(include_path=True)`` with ``map_partitions`` on a distributed cluster.
+"""Dask: a bag of path batches with ``map_partitions`` on a distributed cluster.
 
-Each partition holds whole files (``blocksize=None``); its lines are joined back into one buffer per
-file, losslessly (``surrogateescape``). The index payload is scattered to every worker once and
+Each partition holds ``batch_size`` paths; its worker reads each file's bytes whole (through fsspec, so
+object-store URLs work as with ``read_text``), with no split into lines and no join back: a line costs
+nothing in Python unless the scan stops on it. The index payload is scattered to every worker once and
 each worker process builds its index once. The per-job triage is a group-by on job over the file
 listing: a group holds paths, and its worker streams the logs within the group's byte budget.
 """
@@ -12,6 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import dask.bag as db
+import fsspec
 from distributed import Client, LocalCluster, as_completed
 
 from rootcause.adapters.fleet.output import FleetSink
@@ -21,19 +23,13 @@ from rootcause.adapters.fleet.worker import FleetScanner, LogText, mtime_of, tri
 from rootcause.core.fleet.layout import Layout
 from rootcause.core.fleet.rows import Row
 
-ENCODING_ERRORS = "surrogateescape"  # bytes that are not UTF-8 survive the round trip
 
-
-def scan_partition(
-    lines: list[tuple[str, str]], payload: IndexPayload, layout: list[str], scanned_at: int
-) -> list[dict[str, Any]]:
-    """One partition of ``(line, path)`` pairs: whole files, in order. Returns rows plus one stats row."""
-    texts: dict[str, list[str]] = {}
-    for line, path in lines:
-        texts.setdefault(path, []).append(line)
-    logs = [
-        LogText(path, "".join(parts).encode("utf-8", ENCODING_ERRORS), mtime_of(path)) for path, parts in texts.items()
-    ]
+def scan_partition(paths: list[str], payload: IndexPayload, layout: list[str], scanned_at: int) -> list[dict[str, Any]]:
+    """One partition: a batch of whole files. Returns rows plus one stats row."""
+    logs = []
+    for path in paths:
+        with fsspec.open(path, "rb") as fh:
+            logs.append(LogText(path, fh.read(), mtime_of(path)))
     scanner = FleetScanner(payload, Layout(layout), scanned_at)
     rows: list[dict[str, Any]] = scanner.scan_batch(logs)
     rows.append({"__stats__": (scanner.logs, scanner.bytes, scanner.diagnosed)})
@@ -80,14 +76,9 @@ class DaskEngine:
         scanned_at: int,
     ) -> FleetRun:
         shared = client.scatter(payload, broadcast=True)
-        bag = db.read_text(
-            [r.path for r in refs],
-            include_path=True,
-            blocksize=None,
-            files_per_partition=options.batch_size,
-            errors=ENCODING_ERRORS,
-            linedelimiter="\n",
-        )
+        paths = [r.path for r in refs]
+        batches = max(1, -(-len(paths) // options.batch_size))
+        bag = db.from_sequence(paths, npartitions=batches)
         parts = bag.map_partitions(scan_partition, shared, options.layout, scanned_at).to_delayed()
         run = FleetRun()
         for future in as_completed(client.compute(parts)):

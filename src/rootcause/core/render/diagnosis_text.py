@@ -14,6 +14,7 @@ from rich.text import Text
 
 from rootcause.core.diagnosis import Diagnosis, Finding
 from rootcause.core.render.terminal import block, code, hanging
+from rootcause.core.unclassified import UnclassifiedException
 from rootcause.core.versions import Verdict
 
 HEADLINE_CHARS = 400
@@ -24,6 +25,17 @@ VERDICT_WORDS = {
     Verdict.UNKNOWN: "versions unknown",
 }
 SUPPORT_MARK = {"seen": "the log shows this", "excluded": "does not apply"}
+UNVERIFIED_NOTICE = (
+    "unverified, AI-generated: no person has checked this entry against a source; prefer the entries above"
+)
+UNCLASSIFIED_TITLE = "Unclassified Python exception"
+
+
+def unclassified_lines(u: UnclassifiedException) -> list[str]:
+    """The facts of an exception no known error explains, one per line (no diagnosis)."""
+    out = [f"{u.exception}: {u.message}", f"raised at {u.last_frame}" if u.last_frame else ""]
+    out += [f"seen at {u.source}:{u.line}", f"through {', '.join(u.stack)} ({u.frames} frames)"]
+    return [line for line in out if line]
 
 
 def finding_where(f: Finding) -> str:
@@ -58,6 +70,8 @@ def finding_label(f: Finding) -> str:
         tags.append("generic")
     if f.role != "cause":
         tags.append(f.role)
+    if f.consequence:
+        tags.append("seen through a consequence: the failure's own line is not in the input")
     return ", ".join(tags)
 
 
@@ -65,6 +79,8 @@ def verdict_line(d: Diagnosis) -> str:
     """One line that answers: which known error, how sure, and whether it applies here."""
     if not d.findings:
         return "No known error matched."
+    if not d.matched:
+        return "No known error matched: only a wrapper did, around an error no entry explains (below)."
     top = d.findings[0]
     line = f"Known error: {top.id} ({top.confidence} confidence, {VERDICT_WORDS[top.versions.status]})"
     others = len(d.findings) - 1
@@ -126,6 +142,8 @@ def finding_rich(n: int, f: Finding) -> RenderableType:
     meta.append(f"{f.id}", style="bold cyan")
     meta.append(f"  score {f.score:.2f} · {finding_label(f)}", style="dim")
     body: list[RenderableType] = [meta]
+    if f.verification == "ai_generated":
+        body.insert(0, Text(f"⚠ {UNVERIFIED_NOTICE}", style="bold yellow"))
     if f.params:
         body.append(Text("params: " + ", ".join(f"{k}={v}" for k, v in f.params.items())))
     versions = Text()
@@ -162,6 +180,9 @@ def diagnosis_rich(d: Diagnosis) -> RenderableType:
             parts.append(Text(d.abstain_reason, style="dim"))
         for c in d.nearest:
             parts.append(Text(f"  nearest (not a diagnosis): {c.id}  similarity {c.score:.2f}", style="dim"))
+        for u in d.unclassified:
+            parts.append(Text(f"\n{UNCLASSIFIED_TITLE} (not a known error):", style="bold"))
+            parts.append(block(Text("\n".join(unclassified_lines(u))), indent=3))
     for n, f in enumerate(d.findings, 1):
         parts.append(Text(""))
         parts.append(finding_rich(n, f))

@@ -3,7 +3,16 @@
 from __future__ import annotations
 
 from rootcause.core.diagnosis import Diagnosis
-from rootcause.core.render.diagnosis_text import finding_label, finding_where, headline, triage_line, verdict_line
+from rootcause.core.render.diagnosis_text import (
+    UNCLASSIFIED_TITLE,
+    UNVERIFIED_NOTICE,
+    finding_label,
+    finding_where,
+    headline,
+    triage_line,
+    unclassified_lines,
+    verdict_line,
+)
 
 __all__ = ["diagnosis_markdown", "finding_label", "finding_where"]
 
@@ -30,9 +39,14 @@ def diagnosis_markdown(d: Diagnosis) -> str:
         if d.nearest:
             lines += ["Nearest candidates (below the threshold, not a diagnosis):", ""]
             lines += [f"- `{c.id}` (similarity {c.score:.2f}): {c.signature}" for c in d.nearest]
+        for u in d.unclassified:
+            lines += ["", f"## {UNCLASSIFIED_TITLE} (not a known error)", ""]
+            lines += [f"- {_md_inline(fact)}" for fact in unclassified_lines(u)]
         return "\n".join(lines) + "\n"
     for n, f in enumerate(d.findings, 1):
         lines.append(f"## {n}. `{f.id}` — score {f.score:.2f} ({finding_label(f)})")
+        if f.verification == "ai_generated":
+            lines += ["", f"> **{UNVERIFIED_NOTICE}**"]
         lines += ["", f"**{_md_inline(headline(f))}**", "", f"Known as: {f.signature}", ""]
         lines += [f"Seen at `{finding_where(f)}`:", ""]
         lines.append(_md_code("\n".join(ref.text for ref in f.lines[:3])))

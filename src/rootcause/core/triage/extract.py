@@ -199,8 +199,7 @@ _FP_RANK = re.compile(
     r"OpType=(?P<op>\w+)(?:, TensorShape=\[(?P<shape>[^\]]*)\])?(?:, TensorDtypes=(?P<dtype>[^,)]*))?"
 )
 
-_SIZE_MISMATCH = re.compile(r"(?P<a>\d+) vs (?P<b>\d+)\. Received data size doesn't match expected size")
-
+_SIZE_MISMATCH = re.compile(r"(?<!\d)(?P<a>\d+) vs (?P<b>\d+)\. Received data size doesn't match expected size")
 # §2.9 desync report (torch/csrc/distributed/c10d/TraceUtils.h retrieveDesyncReport, identical 1.13 → 2.6).
 _DESYNC_AT = re.compile(r"\[(?P<r>\d+)\] Timeout at collective: (?P<op>\w+), #(?P<seq>\d+)")
 
