@@ -246,8 +246,9 @@ def diagnose_sources(
 
     nearest: list[Candidate] = []
     nearest_best: dict[str, Candidate] = {}
+    pattern_lines = {(src, hit.line) for g in groups.values() for src, hit in g.hits}
     for order, source_name, line_no, raw, clean, rank in lexical_lines:
-        if is_boilerplate(clean):
+        if (source_name, line_no) in pattern_lines or is_boilerplate(clean):
             continue  # a frame line or a traceback header says nothing about the cause
         foreign = foreign_to(clean)
         for entry_id, sim in index.lexical.search(clean, limit=3):
