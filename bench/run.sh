@@ -22,3 +22,4 @@ if [ -f bench/service_bench.py ]; then echo "## service"; $PY bench/service_benc
 echo "## fleet engines"; $PY bench/fleet_bench.py --jobs 440 --noise-lines 3000 --engines local,dask
 if [ -f bench/hostile_upload.py ]; then echo "## hostile uploads"; $PY bench/hostile_upload.py --json "$OUT/hostile.json"; fi
 if [ -f bench/fuzz_long.py ]; then echo "## fuzz, long run"; $PY bench/fuzz_long.py --json "$OUT/fuzz.json"; fi
+echo "## coverage on the corpus of real pastes"; $PY bench/coverage.py corpus --json > "$OUT/coverage.json"; $PY bench/coverage.py corpus --lexical-curve

@@ -36,4 +36,7 @@ if [ ! -x .venv/bin/python ]; then python3 -m venv .venv; fi
 # Every CPU reproducer, in parallel: the failing program must still be diagnosed as its entry
 # and each fix must still fix it (a changed wording fails here with the diff). docs/reproducers.md
 .venv/bin/rootcause verify --cpu-only --strict
+# The README's first command as written (plain `pip install .`, no extras, its own venv), then that
+# install serves a page of every kind: what the editable install with every extra cannot show.
+bash scripts/smoke_plain_install.sh
 exec .venv/bin/python -m pytest "$@"

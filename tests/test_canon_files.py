@@ -152,3 +152,78 @@ def test_fmt_refuses_to_write_when_any_file_is_bad(tmp_path: Path) -> None:
 def test_shipped_canon_loads_and_is_canonical() -> None:
     result = run_cli("fmt", "--check")
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+LAUGHS = "extra:\n  l0: &l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]\n" + "".join(
+    f"  l{n}: &l{n} [{', '.join([f'*l{n - 1}'] * 10)}]\n" for n in range(1, 11)
+)  # ten levels: 10^10 strings from 1.4 KB
+
+
+def _serve_exit(tmp_path: Path, canon: Path) -> tuple[int, list[str]]:
+    """`rootcause serve` with this extra canon: it must exit 3 with one line, before it listens."""
+    from testkit import free_port
+
+    result = run_cli(
+        "serve",
+        "--canon",
+        str(canon),
+        "--port",
+        str(free_port()),
+        "--database-url",
+        f"sqlite:///{tmp_path / 'serve.db'}",
+        env={"ROOTCAUSE_CACHE_DIR": str(tmp_path / "cache")},
+    )
+    return result.returncode, result.stderr.strip().splitlines()
+
+
+def test_yaml_aliases_are_refused_in_one_line(tmp_path: Path) -> None:
+    text = seed_text() + LAUGHS
+    with pytest.raises(CanonError) as info:
+        parse_entry(text, "laughs.yaml")
+    assert "aliases" in str(info.value) and info.value.line == line_of(text, "l0: &l0")
+    merge = seed_text().replace("category: network_error", "category: &c network_error\nsubcategory: *c")
+    with pytest.raises(CanonError, match="aliases"):
+        parse_entry(merge, "merge.yaml")
+    write_entry(tmp_path / "canon", SEED_ID, text)
+    code, lines = _serve_exit(tmp_path, tmp_path / "canon")
+    assert code == 3 and len(lines) == 1 and "aliases" in lines[0], lines
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("category", "../../../../tmp/escaped"),
+        ("category", "c" * 65),
+        ("category", "Network Error"),
+        ("subcategory", "a/b"),
+        ("domain", "x" * 65),
+    ],
+)
+def test_domains_and_categories_are_slugs(field: str, value: str) -> None:
+    old = {"category": "category: network_error", "subcategory": "category: network_error", "domain": "domain: pytorch"}
+    new = {
+        "category": f"category: '{value}'",
+        "subcategory": f"category: network_error\nsubcategory: '{value}'",
+        "domain": f"domain: '{value}'",
+    }
+    text = seed_text().replace(old[field], new[field])
+    with pytest.raises(CanonError) as info:
+        parse_entry(text, "bad.yaml")
+    assert info.value.field == field and "slug" in str(info.value)
+
+
+def test_a_long_id_is_refused() -> None:
+    text = seed_text().replace(f"id: {SEED_ID}", f"id: pytorch/{'a' * 200}")
+    with pytest.raises(CanonError) as info:
+        parse_entry(text, "long.yaml")
+    assert info.value.field == "id" and len(str(info.value)) < 400
+
+
+def test_a_bad_category_stops_serve_in_one_line_and_lint_names_it(tmp_path: Path) -> None:
+    write_entry(tmp_path / "canon", "pytorch/escape", seed_text().replace(SEED_ID, "pytorch/escape").replace(
+        "category: network_error", "category: " + "c" * 65
+    ))
+    code, lines = _serve_exit(tmp_path, tmp_path / "canon")
+    assert code == 3 and len(lines) == 1 and "category" in lines[0] and "slug" in lines[0], lines
+    lint = run_cli("lint", str(tmp_path / "canon"))
+    assert lint.returncode != 0 and "category" in lint.stdout + lint.stderr

@@ -101,10 +101,11 @@ def test_show_wraps_to_the_terminal_and_crops_nothing() -> None:
     from rootcause.adapters.loading import load_entries
 
     entry = next(e for e in load_entries() if e.id == "cuda/oom-caching-allocator")
+    shown = {}
     for width in (100, 250):
         result = run_cli("show", entry.id, env={"COLUMNS": str(width)})
         assert result.returncode == 0, result.stderr
-        lines = _lines(result.stdout)
+        lines = shown[width] = _lines(result.stdout)
         assert all(len(line) <= width for line in lines), width
         flat = " ".join(result.stdout.split())
         assert " ".join(entry.root_cause.split()) in flat
@@ -112,7 +113,7 @@ def test_show_wraps_to_the_terminal_and_crops_nothing() -> None:
             assert " ".join(w.action.split()) in flat
             assert " ".join((w.condition or "").split()) in flat
     # a wrapped workaround keeps its hanging indent: continuation lines start under the text, not the number
-    lines = _lines(run_cli("show", entry.id, env={"COLUMNS": "100"}).stdout)
+    lines = shown[100]
     first = next(i for i, line in enumerate(lines) if line.lstrip().startswith("1. 80%"))
     indent = len(lines[first]) - len(lines[first].lstrip()) + len("1. ")
     assert lines[first + 1].startswith(" " * indent) and lines[first + 1][indent] != " "
@@ -156,8 +157,6 @@ def test_verify_names_every_id_it_could_not_run() -> None:
     assert result.returncode == 1
     for entry_id in ("pytorch/nccl-timeout-allreduce", "cuda/oom-cudamallocasync-backend"):
         assert f"not run: {entry_id}: the entry has no reproducer" in result.stderr
-    out = json.loads(run_cli("verify", "-f", "json", "pytorch/nccl-timeout-allreduce").stdout)
-    assert out["not_run"] == {"pytorch/nccl-timeout-allreduce": "the entry has no reproducer"}
 
 
 def test_lint_inside_a_checkout_checks_the_checkouts_canon(tmp_path: Path) -> None:

@@ -55,6 +55,10 @@ def test_seed_error_is_found_under_any_framing(canon_index, prefix: str) -> None
     local=st.integers(0, 7),
     msg=st.text(st.characters(blacklist_categories=("Cs", "Cc")), min_size=1, max_size=60).filter(
         lambda s: s.strip() == s and not s[:1].isdigit() and not s.startswith(("[", "E", "I", "W", "F"))
+        # what users add around a paste is framing too (quotes, fences, bullets, prompts, Ray's "(pid=…)")
+        and not s.startswith((">", "`", "*", "_", "-", "+", "$", "#", "(", "~", ".", "D", "C"))
+        and not s.endswith("`")
+        and s.count("\\n") < 2
     ),
 )
 @settings(max_examples=200, deadline=None)

@@ -107,3 +107,16 @@ def test_inputs_that_made_the_normalisers_backtrack(index: CompiledIndex) -> Non
     d = diagnose_bytes(log.encode(), index)
     check_diagnosis(d)
     assert [f.id for f in d.findings][:1] == [SEED_ID]
+
+
+@pytest.mark.timeout(60)  # on the unbounded patterns each of these lines took seconds to minutes
+def test_long_runs_do_not_make_fleet_masks_or_triage_backtrack() -> None:
+    from rootcause.core.fleet.masks import mask_line
+    from rootcause.core.triage.extract import extract
+
+    for filler in ("a.", "1.", "a-", "1"):
+        line = "RuntimeError: " + (filler * 32_000)[:48_000]
+        assert mask_line(line)  # fleet templates: Drain3's masks run on Python's re
+        extract(line + " vs 2. Received data size doesn't match expected size")
+    masked = mask_line("host-12:4567:4590 [3] NCCL WARN x.py failed on node-07 at 45/100 [00:12<00:15]")
+    assert "<NCCLHOST>" in masked and "<HOST>" in masked and "<PROGRESS>" in masked, masked

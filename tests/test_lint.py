@@ -170,6 +170,26 @@ def test_rc302_same_as_is_an_honest_duplicate(tmp_path: Path) -> None:
     assert "RC302" in found and "RC301" not in found
 
 
+@pytest.mark.parametrize(("twin_verification", "code"), [("ai_generated", "RC402"), ("community", "RC403")])
+def test_rc402_a_workaround_that_a_same_as_entry_calls_a_dead_end(tmp_path: Path, twin_verification: str, code: str) -> None:
+    """The good entry recommends NCCL_IB_TIMEOUT; its same-as twin lists raising it as a dead end. Between two
+    AI-generated entries that is an error; against a grounded twin it is the documented exemption (a warning)."""
+    relate = {
+        "sources:\n- kind: seed": "related:\n- id: pytorch/lint-fixture-twin\n  type: same-as\nsources:\n- kind: seed"
+    }
+    twin = entry_text(
+        "pytorch/lint-fixture-twin",
+        **{
+            "- action: torchrun --nproc_per_node=2\n": "- action: Raise NCCL_IB_TIMEOUT to wait longer\n",
+            "verification: ai_generated": f"verification: {twin_verification}",
+        },
+    )
+    found = lint_folder(tmp_path, {GOOD_ID: entry_text(**relate), "pytorch/lint-fixture-twin": twin})
+    assert code in found, sorted(found)
+    assert ({"RC402", "RC403"} - {code}).isdisjoint(found), sorted(found)
+    assert any("NCCL_IB_TIMEOUT" in f["message"] and "lint-fixture-twin" in f["message"] for f in found[code])
+
+
 def test_output_is_path_code_message(tmp_path: Path) -> None:
     path = tmp_path / f"{GOOD_ID}.yaml"
     path.parent.mkdir(parents=True)
@@ -182,6 +202,7 @@ def test_every_code_has_a_test() -> None:
     from rootcause.core.lint import CHECKS
 
     tested = set(CASES) | {"RC002", "RC103", "RC104", "RC105", "RC106", "RC201", "RC301", "RC302", "RC303"}
+    tested |= {"RC402", "RC403"}  # test_rc402_a_workaround_that_a_same_as_entry_calls_a_dead_end
     tested |= {"RC802", "RC803"}  # tests/test_reproducers.py
     tested |= {"RC108"}  # test_rc108_the_normalisers_own_patterns_are_linear
     assert set(CHECKS) <= tested, set(CHECKS) - tested

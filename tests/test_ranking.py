@@ -39,6 +39,8 @@ TRACEBACK = "\n".join(
         "Traceback (most recent call last):",
         '  File "train.py", line 10, in <module>',
         "    dist.all_reduce(t)",
+        '  File "/venv/lib/python3.11/site-packages/torch/distributed/c10d_logger.py", line 81, in wrapper',
+        "    return func(*args, **kwargs)",
         "RuntimeError: NCCL communicator was aborted on rank 1. Original reason for failure was: "
         "[Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=7, OpType=ALLREDUCE, "
         "Timeout(ms)=600000) ran for 600009 milliseconds before timing out.",
@@ -50,13 +52,24 @@ def test_specific_before_generic_before_catch_all_even_when_the_catch_all_starts
     d = diagnose_text(TRACEBACK, index_of(CATCH_ALL, GENERIC, SPECIFIC))
     assert [f.id for f in d.findings][:1] == ["t/specific-timeout"]
     without_specific = diagnose_text(TRACEBACK, index_of(CATCH_ALL, GENERIC))
-    assert without_specific.findings[0].id == "t/generic-aborted"
-    assert without_specific.findings[0].lines[0].line > 1, "the catch-all's window starts earlier, yet it ranks last"
+    assert [f.id for f in without_specific.findings] == ["t/generic-aborted"], "a catch-all is never a finding"
+    assert without_specific.unclassified == [], "the exception line is explained by a finding"
 
 
-def test_catch_all_alone_still_answers() -> None:
+def test_catch_all_alone_is_an_unclassified_exception_not_a_known_error() -> None:
     d = diagnose_text(TRACEBACK, index_of(CATCH_ALL))
-    assert [f.id for f in d.findings] == ["t/catch-all"] and d.findings[0].generic
+    assert d.findings == [] and not d.matched
+    [u] = d.unclassified
+    assert (u.exception, u.stack, u.frames, u.line) == ("RuntimeError", ["torch"], 2, 6)
+    assert u.last_frame is not None and u.last_frame.endswith("c10d_logger.py:81 in wrapper")
+
+
+def test_catch_all_never_fires_for_a_traceback_outside_the_ml_stack() -> None:
+    log = 'Traceback (most recent call last):\n  File "/srv/app/views.py", line 4, in get\n    d["b"]\nKeyError: \'b\'\n'
+    d = diagnose_text(log, index_of(CATCH_ALL))
+    assert d.findings == [] and d.unclassified == []
+    in_stack = log.replace("/srv/app/views.py", "/usr/lib/python3/dist-packages/transformers/trainer.py")
+    assert [u.stack for u in diagnose_text(in_stack, index_of(CATCH_ALL)).unclassified] == [["transformers"]]
 
 
 def test_cause_before_symptom_before_wrapper() -> None:
@@ -120,20 +133,45 @@ def test_real_canon_gives_no_nccl_entry_for_a_gloo_line(canon_index) -> None:
     assert not any("nccl" in f.id for f in d.findings if f.matched_by == "lexical"), [f.id for f in d.findings]
 
 
-def test_real_canon_catch_all_ranks_below_a_specific_generic_entry(canon_index) -> None:
+def test_real_canon_catch_all_is_never_a_finding(canon_index) -> None:
     log = "\n".join(
         [
             "Traceback (most recent call last):",
-            '  File "train.py", line 3, in <module>',
+            '  File "/opt/conda/lib/python3.10/site-packages/torch/distributed/distributed_c10d.py", line 3, in f',
             "    dist.all_reduce(t)",
             "RuntimeError: NCCL communicator was aborted on rank 3.",
         ]
     )
-    ids = [f.id for f in diagnose_text(log, canon_index).findings]
-    catch_alls = [i for i in ids if canon_index.entries[i].catch_all]
-    assert catch_alls == ["pytorch/python-exception-generic"], ids
-    assert ids and not canon_index.entries[ids[0]].catch_all, ids
-    assert all(ids.index(c) > ids.index(o) for c in catch_alls for o in ids if o not in catch_alls)
+    d = diagnose_text(log, canon_index)
+    assert [f.id for f in d.findings] == ["pytorch/nccl-communicator-aborted"] and d.unclassified == []
+    keyerror = diagnose_text(log.replace("RuntimeError: NCCL communicator was aborted on rank 3.", "KeyError: 'b'"), canon_index)
+    assert keyerror.findings == [] and [u.exception for u in keyerror.unclassified] == ["KeyError"]
+
+
+def test_ai_generated_entry_never_ranks_above_a_grounded_entry_it_is_linked_to() -> None:
+    ai = make_entry("t/ai", r"collective timed out", "allreduce collective timed out", verification="ai_generated")
+    grounded = make_entry(
+        "t/grounded",
+        r"allreduce",
+        "allreduce collective timed out",
+        verification="community",
+        related=[{"id": "t/ai", "type": "same-as"}],
+    )
+    unlinked = make_entry("t/unlinked", r"allreduce", "allreduce collective timed out", verification="community")
+    line = "allreduce collective timed out\n"
+    assert [f.id for f in diagnose_text(line, index_of(ai, grounded)).findings] == ["t/grounded", "t/ai"]
+    assert [f.id for f in diagnose_text(line, index_of(ai, unlinked)).findings] == ["t/ai", "t/unlinked"]
+    assert [f.verification for f in diagnose_text(line, index_of(ai, grounded)).findings] == ["community", "ai_generated"]
+
+
+def test_real_canon_headline_error_shows_the_grounded_entry_first(canon_index) -> None:
+    line = (
+        "RuntimeError: NCCL communicator was aborted on rank 1.  Original reason for failure was: [Rank 1] Watchdog "
+        "caught collective operation timeout: WorkNCCL(SeqNum=2511984, OpType=ALLREDUCE, Timeout(ms)=1800000) ran "
+        "for 1809553 milliseconds before timing out."
+    )
+    ids = [f.id for f in diagnose_text(line, canon_index).findings]
+    assert ids.index("pytorch/nccl-watchdog-timeout-legacy") < ids.index("pytorch/nccl-timeout-allreduce"), ids
 
 
 def test_sites_named_by_url_host() -> None:

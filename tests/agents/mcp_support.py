@@ -35,6 +35,8 @@ def server_env(**extra: str) -> dict[str, str]:
     env = {"PYTHONUNBUFFERED": "1"}
     if "ROOTCAUSE_CACHE_DIR" in os.environ:  # tests/conftest.py's per-session cache
         env["ROOTCAUSE_CACHE_DIR"] = os.environ["ROOTCAUSE_CACHE_DIR"]
+    if "PYTHONPATH" in os.environ:  # the code under test, where it is not the installed copy
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
     return env | extra
 
 

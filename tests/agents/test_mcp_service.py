@@ -46,8 +46,8 @@ def test_report_outcome_over_stdio_reaches_the_service(service: Service) -> None
                 "report_outcome",
                 {
                     "id": SEED_ID,
-                    "workaround": 1,
-                    "outcome": "worked",
+                    "index": 1,
+                    "result": "worked",
                     "env": {"torch": "2.3.1", "NCCL": "2.20.5"},
                     "note": "  accumulation of 4 steps was enough  ",
                 },
@@ -56,6 +56,7 @@ def test_report_outcome_over_stdio_reaches_the_service(service: Service) -> None
             assert text_of(result).startswith(f"recorded: worked for {SEED_ID} workaround [1] ")
             result = await client.call_tool(
                 "report_outcome",
+                # the former names (workaround, outcome) are still accepted
                 {"id": SEED_ID, "workaround": "export NCCL_TIMEOUT=1200", "kind": "dead_end", "outcome": "failed"},
             )
             assert not result.is_error, text_of(result)
@@ -107,7 +108,7 @@ def test_the_mounted_endpoint_answers_tool_calls(service: Service) -> None:
                 assert bad.is_error and "no entry with id 'nope/nope'" in text_of(bad)
                 # without a token, the endpoint says how to send one
                 anonymous = await client.call_tool(
-                    "report_outcome", {"id": SEED_ID, "workaround": 0, "outcome": "worked"}
+                    "report_outcome", {"id": SEED_ID, "index": 0, "result": "worked"}
                 )
                 assert anonymous.is_error and "Authorization: Bearer" in text_of(anonymous)
                 # a large log goes through (the service's upload limit, not the SDK's 4 MiB), then is cut
@@ -128,18 +129,18 @@ def test_report_outcome_over_http_with_the_callers_token(service: Service) -> No
             Client(streamable_http_client(f"{service.url}/mcp", http_client=http)) as client,
         ):
             result = await client.call_tool(
-                "report_outcome", {"id": SEED_ID, "workaround": 2, "outcome": "partial", "env": "torch==2.4.0"}
+                "report_outcome", {"id": SEED_ID, "index": 2, "result": "partial", "env": "torch==2.4.0"}
             )
             assert not result.is_error, text_of(result)
             bad = await client.call_tool(
-                "report_outcome", {"id": SEED_ID, "workaround": 0, "outcome": "worked", "env": {"not a name!": "1"}}
+                "report_outcome", {"id": SEED_ID, "index": 0, "result": "worked", "env": {"not a name!": "1"}}
             )
             assert bad.is_error and "the service refused the report" in text_of(bad)
         async with (
             httpx2.AsyncClient(headers={"Authorization": "Bearer rc_wrong"}, timeout=60) as http,
             Client(streamable_http_client(f"{service.url}/mcp", http_client=http)) as client,
         ):
-            wrong = await client.call_tool("report_outcome", {"id": SEED_ID, "workaround": 0, "outcome": "worked"})
+            wrong = await client.call_tool("report_outcome", {"id": SEED_ID, "index": 0, "result": "worked"})
             assert wrong.is_error and "unknown or revoked token" in text_of(wrong)
 
     anyio.run(body)

@@ -216,19 +216,20 @@ def test_search_by_words_id_and_message(mcp: SyncClient) -> None:
 
 
 def test_report_outcome_without_a_service_says_how_to_configure_one(mcp: SyncClient) -> None:
-    result = mcp.call("report_outcome", {"id": SEED_ID, "workaround": 0, "outcome": "worked"})
+    result = mcp.call("report_outcome", {"id": SEED_ID, "index": 0, "result": "worked"})
     assert result.is_error
     message = text_of(result)
     assert "ROOTCAUSE_SERVICE_URL" in message and "ROOTCAUSE_TOKEN" in message
     assert "rootcause token create" in message and "Nothing was recorded" in message
     # the call's own mistakes come first, whatever the configuration
     for args, expected in [
-        ({"id": "x/y", "workaround": 0, "outcome": "worked"}, "no entry with id 'x/y'"),
-        ({"id": SEED_ID, "workaround": 9, "outcome": "worked"}, "give an index from 0 to 2"),
-        ({"id": SEED_ID, "workaround": "reboot", "outcome": "worked"}, "has no workaround 'reboot'"),
-        ({"id": SEED_ID, "workaround": 0, "outcome": "great"}, "outcome"),
-        ({"id": SEED_ID, "workaround": 0, "outcome": "worked", "env": "torch"}, "expected name==version"),
-        ({"id": SEED_ID, "outcome": "worked"}, "workaround"),
+        ({"id": "x/y", "index": 0, "result": "worked"}, "no entry with id 'x/y'"),
+        ({"id": SEED_ID, "index": 9, "result": "worked"}, "give an index from 0 to 2"),
+        ({"id": SEED_ID, "index": "reboot", "result": "worked"}, "has no workaround 'reboot'"),
+        ({"id": SEED_ID, "index": 0, "result": "great"}, "result"),
+        ({"id": SEED_ID, "index": 0, "result": "worked", "env": "torch"}, "expected name==version"),
+        ({"id": SEED_ID, "result": "worked"}, "give index"),
+        ({"id": SEED_ID, "index": 0}, "give index"),
     ]:
         result = mcp.call("report_outcome", args)
         assert result.is_error, args
@@ -254,7 +255,9 @@ def test_tools_and_resources_are_listed_and_read(mcp: SyncClient) -> None:
             assert prop.get("description"), (tool.name, prop)
     assert tools["diagnose"].input_schema["required"] == ["text"]
     assert tools["get_entry"].input_schema["properties"]["lang"]["enum"] == ["en", "zh"]
-    assert set(tools["report_outcome"].input_schema["required"]) == {"id", "workaround", "outcome"}
+    # one vocabulary with the REST API (kind, index, result); the former names stay accepted
+    assert set(tools["report_outcome"].input_schema["required"]) == {"id"}
+    assert {"kind", "index", "result", "workaround", "outcome"} <= set(tools["report_outcome"].input_schema["properties"])
     assert "ctx" not in tools["report_outcome"].input_schema["properties"]
     assert tools["search"].annotations and tools["search"].annotations.read_only_hint
     assert tools["report_outcome"].annotations and not tools["report_outcome"].annotations.read_only_hint

@@ -65,18 +65,17 @@ def test_each_scan_keeps_its_own_templates(tmp_path: Path) -> None:
     (first / "rank0.log").write_text("FooBarError: the flux capacitor broke at 88 mph\n", encoding="utf-8")
     (second / "rank0.log").write_text("QuuxError: the warp core is offline on deck 7\n", encoding="utf-8")
     env = {"ROOTCAUSE_DATA_DIR": str(tmp_path / "data")}
-    _scan(tmp_path / "a", tmp_path / "a.parquet")
-    _scan(tmp_path / "b", tmp_path / "b.parquet")
+    _scan(tmp_path / "a", tmp_path / "a.parquet")  # its state lies beside its findings
+    _scan(tmp_path / "b", tmp_path / "b.parquet", "--name", "nightly")  # a named scan's own state
 
     def templates(*args: str) -> str:
         result = run_cli("fleet", "unknown", "-f", "json", *args, env=env)
         assert result.returncode == 0, result.stderr
         return " ".join(t["template"] for t in json.loads(result.stdout))
 
-    assert "flux capacitor" in templates("--findings", str(tmp_path / "a.parquet"))
-    assert "warp core" not in templates("--findings", str(tmp_path / "a.parquet"))
-    assert "warp core" in templates("--findings", str(tmp_path / "b.parquet"))
-    _scan(tmp_path / "b", tmp_path / "c.parquet", "--name", "nightly")
-    assert "warp core" in templates("--name", "nightly") and "flux" not in templates("--name", "nightly")
+    first = templates("--findings", str(tmp_path / "a.parquet"))
+    assert "flux capacitor" in first and "warp core" not in first
+    nightly = templates("--name", "nightly")
+    assert "warp core" in nightly and "flux" not in nightly
     missing = run_cli("fleet", "unknown", env=env)
     assert missing.returncode == 2 and "give --name, --findings or --state" in missing.stderr

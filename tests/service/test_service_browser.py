@@ -62,7 +62,8 @@ def test_paste_diagnose_open_and_switch_to_chinese(browser: object, servers: dic
     page.get_by_role("link", name="中文").first.click()
     page.wait_for_url(f"**/errors/{SEED_ID}/zh.html")
     assert page.locator("html").get_attribute("lang") == "zh-CN"
-    assert "运行时错误" in page.locator("h1").inner_text()
+    assert "NCCL communicator was aborted" in page.locator("h1").inner_text()  # the message as logs print it
+    assert "运行时错误" in page.locator(".translation").inner_text()  # its translation beside it
     assert page.get_by_role("heading", name="根因").count() == 1
     page.screenshot(path=str(ARTIFACTS / "service-entry-zh.png"), full_page=True)
 
@@ -85,7 +86,7 @@ def test_static_site_searches_and_links_without_a_server(browser: object, tmp_pa
     page = browser.new_page()  # type: ignore[attr-defined]
     page.goto((tmp_path / "site" / "index.html").as_uri())
     page.get_by_label("Error message").fill("NCCL communicator was aborted 超时")
-    page.get_by_role("button", name="Search").click()
+    page.locator("#content").get_by_role("button", name="Search").click()
     page.wait_for_url("**/search/index.html?q=*")
     link = page.locator(f'#results a[href$="errors/{SEED_ID}/index.html"]')
     link.wait_for()

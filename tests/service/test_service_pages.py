@@ -69,7 +69,7 @@ def test_browse_groups_and_escapes() -> None:
 def test_search_page_server_and_static() -> None:
     hits = [SearchHit(ENTRIES[0], 1.0, "pattern"), SearchHit(ENTRIES[1], 0.5, "text")]
     html = render_search(HOSTILE, hits, root="../", server=True)
-    assert "2 results" in html and "matches the message" in html and "50% of the words" in html
+    assert "1–2 of 2 results" in html and "matches the message" in html and "mentions the words · 0.50" in html
     assert HOSTILE not in html
     static = render_search("", [], root="../", server=False)
     assert '<script src="../search-index.js"></script>' in static and "<noscript>" in static

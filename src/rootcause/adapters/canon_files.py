@@ -28,7 +28,35 @@ _BaseLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 class _Loader(_BaseLoader):  # type: ignore[valid-type,misc]
-    """SafeLoader without implicit timestamps: dates stay strings until pydantic."""
+    """SafeLoader without implicit timestamps (dates stay strings until pydantic) and without
+    aliases: ``*name`` repeats a node without repeating its text, so a 1 KB file of nested aliases
+    (a "billion laughs") expands to hundreds of MB once anything walks the data. An entry has no
+    use for them; the first one is refused, at its anchor's line."""
+
+    def get_single_data(self) -> Any:
+        node = self.get_single_node()
+        if node is None:
+            return None
+        _refuse_aliases(node)
+        return self.construct_document(node)
+
+
+def _refuse_aliases(root: yaml.Node) -> None:
+    """Raise at the first node reached twice (an alias): linear in the nodes the text holds."""
+    seen: set[int] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            raise yaml.constructor.ConstructorError(
+                None, None, "YAML aliases (&anchor, *alias, <<: merges) are not allowed in an entry", node.start_mark
+            )
+        seen.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                stack += (key, value)
+        elif isinstance(node, yaml.SequenceNode):
+            stack += node.value
 
 
 _Loader.yaml_implicit_resolvers = {
@@ -209,6 +237,8 @@ def _drop_defaults(entry: Entry) -> dict[str, Any]:
     for pattern in data.get("patterns", []):
         if pattern.get("window") == 1:
             pattern.pop("window")
+        if pattern.get("consequence") is False:
+            pattern.pop("consequence")
     return _prune(data)
 
 

@@ -6,13 +6,16 @@ import atexit
 import gzip
 import os
 import re
+import signal
 import sys
 import tempfile
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
+from rootcause.adapters.sizes import parse_size
 from rootcause.core.diagnosis import SourceInput
-from rootcause.errors import NotFoundError, UsageError
+from rootcause.errors import InputTooLargeError, NotFoundError, UsageError
 
 CHUNK = 1 << 20
 # rank3.log, rank_3.txt, 3/stderr.log (torchrun --log-dir), worker-3.log, node0-rank12.out
@@ -39,15 +42,50 @@ def _read_chunks(path: Path) -> Iterator[bytes]:
         raise UsageError(f"{path}: cannot read: {exc}") from None
 
 
-def spool_stdin() -> Path:
-    """Copy stdin to a temporary file in chunks, so it can be read twice in bounded memory."""
+DEFAULT_MAX_STDIN = 4 << 30  # ROOTCAUSE_MAX_STDIN_BYTES; a larger log is read from its file, unspooled
+
+
+def max_stdin_bytes() -> int:
+    raw = os.environ.get("ROOTCAUSE_MAX_STDIN_BYTES")
+    return DEFAULT_MAX_STDIN if not raw else parse_size(raw, "ROOTCAUSE_MAX_STDIN_BYTES")
+
+
+def _exit_on_signal(signum: int, _frame: object) -> None:
+    raise SystemExit(128 + signum)  # unwinds, so atexit removes the spool
+
+
+def _remove_on_every_exit(path: Path) -> None:
+    """Registered before the first byte is spooled: a normal exit, an error, Ctrl-C (KeyboardInterrupt)
+    and SIGTERM or SIGHUP (turned into SystemExit here) all remove the file; only SIGKILL cannot."""
+    atexit.register(lambda: path.unlink(missing_ok=True))
+    if threading.current_thread() is threading.main_thread():
+        for sig in (signal.SIGTERM, signal.SIGHUP):
+            if signal.getsignal(sig) == signal.SIG_DFL:
+                signal.signal(sig, _exit_on_signal)
+
+
+def spool_stdin(limit: int | None = None) -> Path:
+    """Copy stdin to a temporary file in chunks, so it can be read twice in bounded memory; at most
+    ``limit`` bytes (ROOTCAUSE_MAX_STDIN_BYTES, default 4 GiB) reach the disk."""
+    limit = max_stdin_bytes() if limit is None else limit
     fd, name = tempfile.mkstemp(prefix="rootcause-stdin-", suffix=".log")
-    with os.fdopen(fd, "wb") as out:
-        stream = sys.stdin.buffer
-        while chunk := stream.read(CHUNK):
-            out.write(chunk)
-    atexit.register(lambda: Path(name).unlink(missing_ok=True))
-    return Path(name)
+    path = Path(name)
+    _remove_on_every_exit(path)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            stream = sys.stdin.buffer
+            total = 0
+            while chunk := stream.read(CHUNK):
+                total += len(chunk)
+                if total > limit:
+                    raise InputTooLargeError(
+                        f"<stdin>: more than {limit} bytes (ROOTCAUSE_MAX_STDIN_BYTES); pass a large log as a file"
+                    )
+                out.write(chunk)
+    except BaseException:
+        path.unlink(missing_ok=True)
+        raise
+    return path
 
 
 def materialise(paths: list[str]) -> list[tuple[str, Path]]:

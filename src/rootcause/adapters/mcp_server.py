@@ -76,6 +76,7 @@ SEARCH_DESCRIPTION = (
     "Look the known-error canon up by words, error code, id or pasted message; returns ids and signatures, "
     "best first. Use diagnose for a whole log, get_entry for one entry."
 )
+MISSING_OUTCOME_FIELDS = "give index (the [index] shown, or the action's text) and result (worked|partial|failed)"
 REPORT_OUTCOME_DESCRIPTION = (
     "Report whether a workaround (or a dead end) of an entry worked, so that the ranking learns from real "
     "outcomes. Needs a rootcause service and a write token: over stdio ROOTCAUSE_SERVICE_URL and "
@@ -425,12 +426,14 @@ def _add_tools(server: MCPServer, canon: Canon, reporter: Reporter) -> None:
     )
     def report_outcome(
         id: EntryId,
-        workaround: Annotated[
-            int | str,
-            Field(description="The [index] that diagnose/get_entry showed (or the action's text)."),
-        ],
-        outcome: Annotated[Literal["worked", "partial", "failed"], Field(description="How it went.")],
         ctx: Context,
+        index: Annotated[
+            int | str | None,
+            Field(description="The [index] that diagnose/get_entry showed (or the action's text)."),
+        ] = None,
+        result: Annotated[
+            Literal["worked", "partial", "failed"] | None, Field(description="How it went.")
+        ] = None,
         env: Annotated[
             dict[str, str] | str | None,
             Field(description='The versions it was tried on: {"torch": "2.3.1"} or "torch==2.3.1,nccl==2.20.5".'),
@@ -439,14 +442,24 @@ def _add_tools(server: MCPServer, canon: Canon, reporter: Reporter) -> None:
         kind: Annotated[
             Literal["workaround", "dead_end"], Field(description="dead_end when reporting one of the dead ends.")
         ] = "workaround",
+        workaround: Annotated[int | str | None, Field(description="Former name of index (still accepted).")] = None,
+        outcome: Annotated[
+            Literal["worked", "partial", "failed"] | None, Field(description="Former name of result (still accepted).")
+        ] = None,
     ) -> str:
         with _as_tool_errors():
+            item = index if index is not None else workaround
+            how_it_went = result or outcome
+            if item is None or how_it_went is None:
+                raise ToolError(MISSING_OUTCOME_FIELDS)
             entry = canon.entry(id)
-            index, action = _resolve_item(entry, kind, workaround)
-            report = OutcomeReport(entry.id, kind, index, action, outcome, _versions(env), (note or "").strip() or None)
+            position, action = _resolve_item(entry, kind, item)
+            report = OutcomeReport(
+                entry.id, kind, position, action, how_it_went, _versions(env), (note or "").strip() or None
+            )
             stored = reporter(report, ctx)
         return (
-            f"recorded: {outcome} for {entry.id} {kind.replace('_', ' ')} [{index}] "
+            f"recorded: {how_it_went} for {entry.id} {kind.replace('_', ' ')} [{position}] "
             f"{view.flat(action, 120)!r} (report {stored.get('id', '?')}). Thank you."
         )
 

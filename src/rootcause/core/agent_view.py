@@ -37,7 +37,7 @@ MAX_TEXT_BYTES = 1 << 20  # larger inputs keep their head and tail
 ELLIPSIS = " … "
 HINT_TEXT = (
     "next: get_entry(id) for the whole entry; after trying a workaround, "
-    "report_outcome(id, workaround=<index>, outcome=worked|partial|failed)"
+    "report_outcome(id, index=<index>, result=worked|partial|failed)"
 )
 
 
@@ -353,7 +353,7 @@ def diagnosis_view(
     notes = list(notes)
     if d.truncated_hits:
         notes.append(f"{d.truncated_hits} further matching lines were not recorded")
-    if not d.findings:
+    if not d.findings or not d.matched:  # not matched with findings: only a wrapper, around an unknown error
         return _no_match(d, fmt, notes, budget)
     shown, rest = d.findings[:limit], d.findings[limit:]
     more = [f.id for f in rest]

@@ -13,6 +13,7 @@ from packaging.requirements import Requirement
 
 from rootcause.core import normalize
 from rootcause.core.diagnosis import diagnose_text
+from rootcause.core.lint_links import check_linked_advice, grounded_link_first
 from rootcause.core.matching.index import CompiledIndex
 from rootcause.core.matching.lexical import LexicalIndex
 from rootcause.core.matching.patterns import backtracking_risk, compile_re2, compiled_patterns
@@ -31,12 +32,22 @@ CHECKS: dict[str, tuple[str, str]] = {
     "RC105": ("error", "an example or source has no provenance"),
     "RC106": ("error", "an example cites a fixture file that does not contain it"),
     "RC107": ("error", "no message generations listed (wordings and the releases that print them)"),
-    "RC108": ("error", "a pattern of the project's own normalisers can backtrack on user input (not linear-time)"),
+    "RC108": (
+        "error",
+        "a pattern of the code's own normalisers (core/normalize.py) can backtrack on user input: "
+        "use RE2, or Python re anchored at the start with no repeat inside a repeat",
+    ),
     "RC201": ("error", "an example is matched first by another entry (collision)"),
     "RC301": ("error", "near-duplicate signature of another entry, with no typed relation"),
     "RC302": ("warning", "near-duplicate of an entry marked same-as: consider merging"),
     "RC303": ("error", "two entries match each other's examples, with no typed relation"),
     "RC401": ("error", "a workaround and a dead end name the same action, variable or command"),
+    "RC402": ("error", "a workaround of one entry is a dead end of an entry marked same-as"),
+    "RC403": (
+        "warning",
+        "an AI-generated entry's workaround is a dead end of a grounded same-as entry (allowed: the grounded "
+        "entry always ranks first and the AI-generated one is shown as unverified)",
+    ),
     "RC501": ("error", "Chinese text missing"),
     "RC502": ("error", "a rate outside [0, 1]"),
     "RC503": ("error", "a version specifier that does not parse"),
@@ -269,12 +280,19 @@ def check_collisions(entries: dict[str, tuple[Entry, str]], index: CompiledIndex
     matched_by: dict[str, set[str]] = {}
     for entry_id, (entry, path) in entries.items():
         for n, ex in enumerate(entry.examples):
-            findings = [f for f in diagnose_text(ex.text, index).findings if f.matched_by == "pattern"]
+            d = diagnose_text(ex.text, index)
+            if entry.catch_all:  # not a known error: its examples are reported as unclassified exceptions
+                if not d.unclassified:
+                    out.append(LintFinding(path, "RC201", f"examples.{n} is not reported as an unclassified exception"))
+                continue
+            findings = [f for f in d.findings if f.matched_by == "pattern"]
             matched_by.setdefault(entry_id, set()).update(f.id for f in findings if f.id != entry_id)
             if not findings:  # RE2 matches it (RC103 passes) but the engine's prefilter let it through
                 out.append(LintFinding(path, "RC201", f"examples.{n} is not found by the engine's pattern stage"))
                 continue
             first = findings[0]
+            if first.id != entry_id and grounded_link_first(entry, index.entries[first.id], findings):
+                continue  # the ranking puts a linked grounded entry above an AI-generated one, by design
             if entry.generic:
                 if not first.generic:
                     out.append(LintFinding(path, "RC201", f"examples.{n} is matched first by {first.id}"))
@@ -370,5 +388,6 @@ def lint_entries(
             return [*out, LintFinding("<canon>", "RC101", str(exc))]
     out += check_collisions(entries, index)
     out += check_duplicates(entries)
+    out += [LintFinding(path, code, message) for path, code, message in check_linked_advice(entries)]
     out += check_normalisers()
     return sorted(out, key=lambda f: (f.path, f.code, f.message))

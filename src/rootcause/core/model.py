@@ -25,6 +25,10 @@ from pydantic import (
 SCHEMA_VERSION = 1
 
 ID_RE = re.compile(r"^[a-z0-9][a-z0-9_]*(?:-[a-z0-9_]+)*/[a-z0-9]+(?:-[a-z0-9]+)*$")
+# Domains, categories and subcategories name folders (build-site) and fill 64-character columns.
+SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9_]*(?:-[a-z0-9_]+)*$")
+SLUG_MAX = 64
+ID_MAX = 200  # the store's id columns
 URL_RE = re.compile(r"^https?://[^\s/$.?#][^\s]*$")
 
 
@@ -116,6 +120,11 @@ class Pattern(_Strict):
     regex: str = Field(min_length=1)
     window: int = Field(default=1, ge=1, le=50, description="lines searched together (multi-line patterns)")
     note: str | None = None
+    consequence: bool = Field(
+        default=False,
+        description="the line is what the entry's failure causes later (a missing operator after an extension "
+        "failed to load), not the failure itself: a finding from such lines only is shown as a consequence",
+    )
 
     @field_validator("regex")
     @classmethod
@@ -309,8 +318,20 @@ class Entry(_Strict):
     @field_validator("id")
     @classmethod
     def _check_id(cls, value: str) -> str:
-        if not ID_RE.match(value):
-            raise ValueError(f"{value!r} is not an id of the form domain/slug (lowercase, digits, dashes)")
+        if not ID_RE.match(value) or len(value) > ID_MAX or len(value.split("/", 1)[0]) > SLUG_MAX:
+            shown = value if len(value) <= 80 else value[:80] + "…"
+            raise ValueError(
+                f"{shown!r} is not an id of the form domain/slug (lowercase, digits, dashes; "
+                f"at most {ID_MAX} characters, the domain at most {SLUG_MAX})"
+            )
+        return value
+
+    @field_validator("domain", "category", "subcategory")
+    @classmethod
+    def _check_slug(cls, value: str | None) -> str | None:
+        if value is not None and (not SLUG_RE.match(value) or len(value) > SLUG_MAX):
+            shown = value if len(value) <= 80 else value[:80] + "…"
+            raise ValueError(f"{shown!r} is not a slug (lowercase letters, digits, _ and -; at most {SLUG_MAX})")
         return value
 
     @model_validator(mode="after")

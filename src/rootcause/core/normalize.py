@@ -44,7 +44,28 @@ _FRAMING = [
     ),
     # Slurm "srun --label": "3: message"
     ("slurm", re.compile(r"^\s{0,3}(?P<slurm_rank>\d{1,5}): ")),
+    # Ray's worker prefix "(RayWorkerWrapper pid=37007, ip=10.0.0.1) " and vLLM's "ERROR 06-12 15:44:15 file.py:148] "
+    ("ray", re.compile(r"^\((?:\w+ )?pid=\d+(?:, ip=[\d.]+)?\)\s")),
+    ("vllm", re.compile(r"^(?:INFO|WARNING|ERROR|DEBUG|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? [\w.]+:\d+\]\s")),
+    # DeepSpeed's logger site after its time and level: "[launch.py:434:sigkill_handler] "
+    ("site", re.compile(r"^\[[\w.]+\.py:\d+:\w+\]\s")),
+    # What users add around a paste: "> " quotes, markdown fences and emphasis, list bullets, shell prompts
+    ("quote", re.compile(r"^\s{0,3}>(?: |$)")),
+    ("fence", re.compile(r"^\s{0,3}(?:```+|~~~+)(?:[\w+-]+\s+)?(?=\S)")),
+    ("emphasis", re.compile(r"^(?:\*\*|__)(?=\S)")),  # only when the line also ends with it (below)
+    ("bullet", re.compile(r"^\s{0,3}(?:[-+]|\*(?!\*)|\d{1,2}\.)\s+(?=\S)")),
+    ("prompt", re.compile(r"^(?:\([\w.-]+\)\s+)?(?:[\w.-]+@[\w.-]+:[^\s$#]*\s?)?[$#]\s+(?=\S)")),
+    ("repl", re.compile(r"^(?:>>>|\.\.\.|In \[\d+\]:)\s")),
+    ("backtick", re.compile(r"^`(?=[^`\s])")),
 ]
+
+
+def _strip_closing(line: str, marks: str) -> str:
+    """The line without the closing markup users leave at its end (a fence or backtick, emphasis)."""
+    body = line.rstrip()
+    if body.endswith(marks) and body[: -len(marks)].strip():
+        return body[: -len(marks)].rstrip()
+    return line
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,10 +82,11 @@ def strip_framing(line: str) -> CleanLine:
     line = line.rstrip("\r\n")
     rank: int | None = None
     local_rank: int | None = None
+    emphasised = False
     for _ in range(8):
         for kind, rx in _FRAMING:
             m = rx.match(line)
-            if m is None or m.end() == 0:
+            if m is None or m.end() == 0 or (kind == "emphasis" and not line.rstrip().endswith(m.group(0))):
                 continue
             groups = m.groupdict()
             if kind == "rank":
@@ -73,10 +95,18 @@ def strip_framing(line: str) -> CleanLine:
                 local_rank = int(groups["local_rank"])
             elif kind == "slurm" and rank is None:
                 rank = int(groups["slurm_rank"])
+            elif kind == "emphasis":
+                emphasised = True
             line = line[m.end() :]
             break
         else:
             break
+    if line.count("\\n") >= 2:  # a traceback pasted inside a JSON string: its escapes are not the message
+        line = line.replace("\\n", " ").replace("\\t", " ").replace('\\"', '"')
+    if emphasised:
+        line = _strip_closing(_strip_closing(line, "**"), "__")
+    if "`" in line[-4:] and line.count("`") % 2:  # an unbalanced closing backtick or fence, not `code` in a message
+        line = _strip_closing(_strip_closing(_strip_closing(line, "```"), "``"), "`")
     return CleanLine(line, rank, local_rank)
 
 

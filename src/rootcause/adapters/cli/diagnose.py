@@ -112,7 +112,8 @@ def diagnose(
     triage, named = start_triage(given)
     d = run_diagnosis(named, env, list(canon), show_progress=sys.stdout.isatty() and not no_progress, triage=triage)
     if not triage.has_dumps and sum(i.bytes for i in d.inputs) == 0:
-        raise UsageError("nothing read: " + ", ".join(name for name, _ in named) + " held no bytes")
+        names = ", ".join(name for name, _ in named)
+        raise UsageError(f"nothing read: {names} held no bytes (nothing to read, nothing to diagnose)")
     if d.triage_gap:  # a second rank showed only after the scan had let the start go: a second read
         attach_triage(d, [str(path) for _, path in given])
     elif holds_several_ranks(d) or triage.has_dumps:
@@ -124,9 +125,8 @@ def diagnose(
 
         sys.stdout.write(diagnosis_markdown(d))
     else:
-        from rich.console import Console
-
+        from rootcause.adapters.cli.terminal import print_rich
         from rootcause.core.render.diagnosis_text import diagnosis_rich
 
-        Console().print(diagnosis_rich(d))
+        print_rich(diagnosis_rich(d))
     raise click.exceptions.Exit(EXIT_MATCHED if d.matched else EXIT_NO_MATCH)

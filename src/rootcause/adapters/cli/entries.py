@@ -73,9 +73,8 @@ def known_env_vars() -> set[str]:
 @click.option("--canon", multiple=True, metavar="PATH", help="Extra canon folder (repeatable); also $ROOTCAUSE_CANON.")
 def show(entry_id: str, fmt: str, lang: str, canon: tuple[str, ...]) -> None:
     """Show one entry as text, Markdown, JSON or HTML, in English or Chinese."""
-    from rich.console import Console
-
     from rootcause.adapters.canon_files import canon_dirs
+    from rootcause.adapters.cli.terminal import print_rich
     from rootcause.adapters.reproducers import reproducer_views
     from rootcause.core.render import render_document
     from rootcause.core.render.text import render_text
@@ -83,7 +82,7 @@ def show(entry_id: str, fmt: str, lang: str, canon: tuple[str, ...]) -> None:
     entry = _entry(entry_id, list(canon))
     views = reproducer_views(entry, canon_dirs(list(canon)))
     if fmt == "text":
-        Console().print(render_text(entry, lang, views))
+        print_rich(render_text(entry, lang, views))
     else:
         sys.stdout.write(render_document(entry, fmt, lang, views))
 

@@ -141,7 +141,13 @@ def scan(
 @click.option("--html", "html_out", type=click.Path(dir_okay=False, path_type=Path), help="Write the HTML report here.")
 @click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path), help="Write the JSON twin here.")
 @click.option("-f", "--format", "output", type=click.Choice(["text", "json"]), default="text", show_default=True)
-def report(findings: Path, html_out: Path | None, json_out: Path | None, output: str) -> None:
+@click.option(
+    "--site",
+    default="",
+    metavar="URL",
+    help="Where the site is, for the report's entry links (default: relative, beside a build-site export).",
+)
+def report(findings: Path, html_out: Path | None, json_out: Path | None, output: str, site: str) -> None:
     """Top errors, jobs and recurring nodes of a fleet scan (HTML with plots, and its JSON twin)."""
     from rootcause.adapters.canon_files import write_atomic_bytes
     from rootcause.adapters.fleet.output import read_findings
@@ -153,7 +159,7 @@ def report(findings: Path, html_out: Path | None, json_out: Path | None, output:
     summary = summarise(rows, jobs, meta, now_ms())
     text = json.dumps(summary, indent=2, ensure_ascii=False) + "\n"
     if html_out:
-        write_atomic_bytes(html_out, render_html(summary).encode())
+        write_atomic_bytes(html_out, render_html(summary, site).encode())
     if json_out:
         write_atomic_bytes(json_out, text.encode())
     if output == "json":

@@ -177,11 +177,15 @@ def search(
     state: State,
     q: Annotated[str, Query(max_length=20_000, description="words, a code or a pasted message")],
     limit: Annotated[int, Query(ge=1, le=100)] = 20,
+    offset: Annotated[int, Query(ge=0, le=10_000)] = 0,
 ) -> dict[str, Any]:
-    """Full-text search (English and Chinese); a pasted message also finds its entry."""
-    hits = search_entries(state, q, limit)
+    """Ranked search (English and Chinese): a pasted message finds its entry first, then BM25 over the
+    engine's lexical index. ``total`` counts every match; ``offset`` pages through them."""
+    hits, total = search_entries(state, q, limit, offset)
     return {
         "query": q,
+        "total": total,
+        "offset": offset,
         "results": [_summary(h.entry) | {"score": round(h.score, 3), "matched_by": h.matched_by} for h in hits],
     }
 

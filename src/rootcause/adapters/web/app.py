@@ -10,39 +10,89 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, Request
-from fastapi.openapi.docs import get_swagger_ui_html
-from fastapi.responses import HTMLResponse, JSONResponse
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.types import ASGIApp
 
 from rootcause import __version__
 from rootcause.adapters.web import api, errors, fleet, pages
-from rootcause.adapters.web.security import SecurityHeaders, TargetCap, inline_hashes
+from rootcause.adapters.web.security import SecurityHeaders, TargetCap
 from rootcause.adapters.web.settings import Settings
 from rootcause.adapters.web.state import ServiceState, get_state
 from rootcause.core.model import SCHEMA_VERSION
+from rootcause.errors import NotFoundError
 
 log = logging.getLogger("rootcause.web")
-SWAGGER_CDN = "https://cdn.jsdelivr.net"
+
+
+SWAGGER_ASSETS = {
+    "swagger-ui.css": "text/css; charset=utf-8",
+    "swagger-ui-bundle.js": "text/javascript; charset=utf-8",
+    "favicon.png": "image/png",
+}
+# our own start-up script, served as a file: the docs page holds no inline code at all
+SWAGGER_INIT = """window.addEventListener("load", function () {
+  window.ui = SwaggerUIBundle({url: "/api/v1/openapi.json", dom_id: "#swagger-ui", deepLinking: true,
+    presets: [SwaggerUIBundle.presets.apis], layout: "BaseLayout"});
+});
+"""
+DOCS_PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>rootcause API</title><link rel="stylesheet" href="/api/v1/docs/assets/swagger-ui.css"></head>
+<body><div id="swagger-ui"></div>
+<script src="/api/v1/docs/assets/swagger-ui-bundle.js"></script>
+<script src="/api/v1/docs/init.js"></script>
+</body></html>
+"""
+
+
+def swagger_assets_dir() -> Path | None:
+    """Swagger UI's files (a release that reads OpenAPI 3.1) from the fastapi-offline package, whose
+    static folder is all we use: no CDN, so the docs work offline."""
+    from importlib import resources
+
+    try:
+        folder = Path(str(resources.files("fastapi_offline") / "static"))
+    except ModuleNotFoundError:
+        return None
+    return folder if (folder / "swagger-ui-bundle.js").is_file() else None
 
 
 def _docs_route(app: FastAPI) -> None:
-    """Swagger UI, whose script and styles come from a CDN: its own policy, which trusts that
-    CDN and the hash of its one inline script (nothing else inline)."""
+    """Swagger UI from local files under the site's own policy (nothing from another origin, nothing
+    inline); /docs leads there. Without fastapi-offline installed, the page says so and links the
+    OpenAPI document."""
 
     @app.get("/api/v1/docs", include_in_schema=False)
     def docs() -> HTMLResponse:
-        page = get_swagger_ui_html(openapi_url="/api/v1/openapi.json", title="rootcause API")
-        html = bytes(page.body).decode()
-        scripts = " ".join(sorted(inline_hashes([html])["script"]))
-        page.headers["content-security-policy"] = (
-            f"default-src 'none'; script-src {SWAGGER_CDN} {scripts}; style-src {SWAGGER_CDN}; "
-            "img-src 'self' data: https://fastapi.tiangolo.com; connect-src 'self'; "
-            "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
-        )
-        return page
+        if swagger_assets_dir() is None:
+            from rootcause.core.render.pages import render_error_page
+
+            message = (
+                "The interactive API docs need the fastapi-offline package (pip install fastapi-offline). "
+                "The OpenAPI document is at /api/v1/openapi.json."
+            )
+            return HTMLResponse(render_error_page(503, "API docs not installed", message, root="../../"), 503)
+        return HTMLResponse(DOCS_PAGE)
+
+    @app.get("/api/v1/docs/init.js", include_in_schema=False)
+    def docs_init() -> Response:
+        return Response(SWAGGER_INIT, media_type="text/javascript; charset=utf-8")
+
+    @app.get("/api/v1/docs/assets/{name}", include_in_schema=False)
+    def docs_asset(name: str) -> Response:
+        folder = swagger_assets_dir()
+        if folder is None or name not in SWAGGER_ASSETS:
+            raise NotFoundError(f"no API docs asset {name!r}")
+        return Response((folder / name).read_bytes(), media_type=SWAGGER_ASSETS[name])
+
+    @app.get("/docs", include_in_schema=False)
+    @app.get("/docs/", include_in_schema=False)
+    def docs_redirect() -> RedirectResponse:
+        return RedirectResponse("/api/v1/docs", status_code=308)
 
 
 def _internal_routes(app: FastAPI) -> None:

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-from html import escape
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query
@@ -37,25 +36,6 @@ def unknown_api(state: State, limit: Annotated[int, Query(ge=1, le=1000)] = 100)
 
 @router.get("/-/unknown", response_class=HTMLResponse, include_in_schema=False)
 def unknown_page(state: State) -> HTMLResponse:
-    items = fleet_store(state).templates(200)
-    rows = "".join(
-        f"<tr><td>{t['id']}</td><td>{t['count']}</td><td>{len(t['jobs'])}</td><td>{len(t['nodes'])}</td>"
-        f"<td><code>{escape(t['template'])}</code>"
-        + "".join(f"<div class='ex'>{escape(e[:300])}</div>" for e in t["examples"][:2])
-        + "</td></tr>"
-        for t in items
-    )
-    body = (
-        "<table><thead><tr><th>template</th><th>lines</th><th>jobs</th><th>nodes</th><th>text</th></tr></thead>"
-        f"<tbody>{rows}</tbody></table>"
-        if items
-        else "<p>No fleet results yet: run <code>rootcause fleet scan</code>, then "
-        "<code>rootcause fleet ingest</code>.</p>"
-    )
-    page = (
-        "<!doctype html><html lang='en'><head><meta charset='utf-8'><title>Unknown errors · rootcause</title>"
-        "<style>body{font:14px system-ui,sans-serif;margin:2rem auto;max-width:70rem}td,th{padding:.3rem;"
-        "border-bottom:1px solid #ddd;text-align:left;vertical-align:top}.ex{color:#555;font-size:12px}</style>"
-        f"</head><body><h1>Unknown errors from fleet runs</h1>{body}</body></html>"
-    )
-    return HTMLResponse(page)
+    from rootcause.core.render.pages import render_unknown
+
+    return HTMLResponse(render_unknown(fleet_store(state).templates(200), root="../"))

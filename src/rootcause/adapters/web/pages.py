@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
@@ -12,7 +12,9 @@ from rootcause.adapters.web.settings import human_size
 from rootcause.adapters.web.state import ServiceState, state_of
 from rootcause.adapters.web.upload import diagnose_request
 from rootcause.core.render.diagnosis_html import render_diagnosis_html
+from rootcause.core.render.labels import Lang
 from rootcause.core.render.pages import (
+    SEARCH_PAGE_SIZE,
     render_browse,
     render_home,
     render_llms,
@@ -62,32 +64,55 @@ def diagnose_get() -> RedirectResponse:
     return RedirectResponse("/", status_code=303)
 
 
+Filter = Annotated[str | None, Query(max_length=100)]
+Page = Annotated[int, Query(ge=1, le=1000)]
+PageLang = Annotated[Literal["en", "zh"], Query()]
+
+
 @router.api_route("/search/", methods=GET, response_class=HTMLResponse)
 @router.api_route("/search/index.html", methods=GET, response_class=HTMLResponse)
-def search_page(state: State, q: Annotated[str, Query(max_length=20_000)] = "") -> HTMLResponse:
-    return HTMLResponse(render_search(q, search_entries(state, q), root="../", server=True))
+def search_page(
+    state: State, q: Annotated[str, Query(max_length=20_000)] = "", page: Page = 1, lang: PageLang = "en"
+) -> HTMLResponse:
+    size = SEARCH_PAGE_SIZE
+    hits, total = search_entries(state, q, size, (page - 1) * size)
+    return HTMLResponse(render_search(q, hits, root="../", server=True, total=total, page=page, lang=lang))
+
+
+def _known(value: str | None, known: object, what: str) -> str | None:
+    if value in (None, ""):
+        return None
+    if value not in known:  # type: ignore[operator]
+        raise NotFoundError(f"no {what} {value!r}")
+    return value
+
+
+def _browse(state: ServiceState, root: str, domain: str | None, category: str | None, page: int, lang: str) -> str:
+    d, c = _known(domain, state.domains, "domain"), _known(category, state.categories, "category")
+    language: Lang = "zh" if lang == "zh" else "en"
+    return render_browse(state.entry_list, root=root, domain=d, category=c, page=page, base="index.html", lang=language)
 
 
 @router.api_route("/errors/", methods=GET, response_class=HTMLResponse)
 @router.api_route("/errors/index.html", methods=GET, response_class=HTMLResponse)
-def browse_all(state: State) -> HTMLResponse:
-    return HTMLResponse(render_browse(state.entry_list, root="../"))
+def browse_all(
+    state: State, domain: Filter = None, category: Filter = None, page: Page = 1, lang: PageLang = "en"
+) -> HTMLResponse:
+    return HTMLResponse(_browse(state, "../", domain, category, page, lang))
 
 
 @router.api_route("/errors/{domain}/", methods=GET, response_class=HTMLResponse)
 @router.api_route("/errors/{domain}/index.html", methods=GET, response_class=HTMLResponse)
-def browse_domain(domain: str, state: State) -> HTMLResponse:
-    if domain not in state.domains:
-        raise NotFoundError(f"no domain {domain!r}")
-    return HTMLResponse(render_browse(state.entry_list, root="../../", domain=domain))
+def browse_domain(
+    domain: str, state: State, category: Filter = None, page: Page = 1, lang: PageLang = "en"
+) -> HTMLResponse:
+    return HTMLResponse(_browse(state, "../../", domain, category, page, lang))
 
 
 @router.api_route("/categories/{category}/", methods=GET, response_class=HTMLResponse)
 @router.api_route("/categories/{category}/index.html", methods=GET, response_class=HTMLResponse)
-def browse_category(category: str, state: State) -> HTMLResponse:
-    if category not in state.categories:
-        raise NotFoundError(f"no category {category!r}")
-    return HTMLResponse(render_browse(state.entry_list, root="../../", category=category))
+def browse_category(category: str, state: State, page: Page = 1, lang: PageLang = "en") -> HTMLResponse:
+    return HTMLResponse(_browse(state, "../../", None, category, page, lang))
 
 
 @router.api_route("/errors/{domain}/{slug}/", methods=GET)

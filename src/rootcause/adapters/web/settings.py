@@ -6,8 +6,11 @@ import os
 import re
 from dataclasses import dataclass, field
 
+from rootcause.adapters.sizes import human_size, parse_size
 from rootcause.adapters.store import database_url
 from rootcause.errors import UsageError
+
+__all__ = ["Settings", "human_size", "parse_rate_limit", "parse_size"]
 
 DEFAULT_MAX_UPLOAD = 32 << 20
 DEFAULT_RATE_LIMIT = "30/minute"
@@ -24,7 +27,6 @@ _UNITS = {
     "day": 86400,
 }
 _RATE_RE = re.compile(r"^\s*(\d+)\s*/\s*(\d+)?\s*([a-z]+?)s?\s*$")
-_SIZE_RE = re.compile(r"^\s*(\d+)\s*([kmg]i?b?|b)?\s*$", re.IGNORECASE)
 
 
 def parse_rate_limit(spec: str) -> tuple[int, int] | None:
@@ -35,22 +37,6 @@ def parse_rate_limit(spec: str) -> tuple[int, int] | None:
     if not m or m.group(3) not in _UNITS or int(m.group(1)) < 1:
         raise UsageError(f"ROOTCAUSE_RATE_LIMIT: expected N/second|minute|hour|day, got {spec!r}")
     return int(m.group(1)), int(m.group(2) or 1) * _UNITS[m.group(3)]
-
-
-def parse_size(spec: str) -> int:
-    """'33554432', '32MiB', '512k' → bytes."""
-    m = _SIZE_RE.match(spec)
-    if not m:
-        raise UsageError(f"ROOTCAUSE_MAX_UPLOAD_BYTES: not a size: {spec!r}")
-    unit = (m.group(2) or "b").lower()[0]
-    return int(m.group(1)) * {"b": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}[unit]
-
-
-def human_size(n: int) -> str:
-    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n >= size and n % size == 0:
-            return f"{n // size} {unit}"
-    return f"{n} bytes"
 
 
 @dataclass(frozen=True)

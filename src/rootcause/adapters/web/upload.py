@@ -253,8 +253,8 @@ async def body_messages(request: Request, cap: int) -> AsyncIterator[Msg]:
         if not boundary:
             raise UsageError("multipart body without a boundary")
         parser = _Multipart(boundary, cap)
-        async for chunk in body:
-            for msg in parser.feed(chunk):
+        async for chunk in body:  # parsed and unpacked (.gz) in a worker thread, never on the event loop
+            for msg in await anyio.to_thread.run_sync(parser.feed, chunk):
                 yield msg
         for msg in parser.finish():
             yield msg

@@ -7,7 +7,9 @@ sixty-four ranks with sixty-four rank numbers is one template. The same table gi
 that a candidate entry's pattern uses for each placeholder.
 
 Order matters: a progress bar before the numbers in it, a path before the host names in it, a PCI
-bus id before an IPv6 address.
+bus id before an IPv6 address. Drain3 applies the masks with Python's backtracking re, so a repeat that
+could rescan a long run of word characters from each of its positions is bounded (a host name is at most
+253 characters, a file name 255): linear time on any line.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ ML_MASKS: tuple[Mask, ...] = (
     Mask(
         "PROGRESS",
         r"\d{1,3}%\|[^|\n]*\|\s*[\d.]+[kMG]?/[\d.?]+[kMG]?\s*\[[^\]\n]*\]|"
-        r"\b[\d.]+[kMG]?/[\d.?]+[kMG]?\s*\[\d+:\d+(?::\d+)?<[^\]\n]*\]",
+        r"\b[\d.]{1,32}[kMG]?/[\d.?]{1,32}[kMG]?\s*\[\d+:\d+(?::\d+)?<[^\]\n]*\]",
         r".*?",
     ),
     # tqdm redraws a bar many times on one line ("…0%|…| 0/21 […]Loading weights: 100%|…"): one bar
@@ -37,19 +39,19 @@ ML_MASKS: tuple[Mask, ...] = (
     Mask("TIME", r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?", r"\S+(?: \S+)?"),
     Mask(
         "PATH",
-        r"(?:\b[a-zA-Z]:)?(?:/[\w.\-+@~=]+){2,}/?|\b[\w.\-]+\.(?:py|so|cpp|cu|h|hpp|cc|json|yaml|pt|bin|safetensors)\b",
+        r"(?:\b[a-zA-Z]:)?(?:/[\w.\-+@~=]+){2,}/?|\b[\w.\-]{1,255}\.(?:py|so|cpp|cu|h|hpp|cc|json|yaml|pt|bin|safetensors)\b",
         r"\S+",
     ),
     Mask("PCI", r"\b[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]\b", r"[0-9a-fA-F:.]+"),
     # NCCL's "host-12:4567:4590 [3]" line prefix: host, pid, thread, device
-    Mask("NCCLHOST", r"\b[\w.\-]+:\d+:\d+ \[\d+\]", r"\S+ \[\d+\]"),
+    Mask("NCCLHOST", r"\b[\w.\-]{1,253}:\d+:\d+ \[\d+\]", r"\S+ \[\d+\]"),
     Mask(
         "IP",
         r"\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b|\[?\b(?:[0-9a-fA-F]{1,4}:){2,7}[0-9a-fA-F]{1,4}\b\]?(?::\d+)?",
         r"\S+",
     ),
     # host names hold a digit and a dash or dot: node-07, gpu12.cluster.local, ip-10-0-0-1
-    Mask("HOST", r"\b(?=[\w\-.]*\d)[a-zA-Z]\w*(?:[-.]\w+)+\b", r"\S+"),
+    Mask("HOST", r"\b(?=[\w\-.]{0,253}\d)[a-zA-Z]\w*(?:[-.]\w+)+\b", r"\S+"),
     Mask(
         "SHAPE",
         rf"torch\.Size\(\[[\d, ]*\]\)|\[{_SHAPE_DIMS}\]|\({_SHAPE_DIMS}\)|\b\d+(?:x\d+)+\b",

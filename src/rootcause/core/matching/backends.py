@@ -1,5 +1,6 @@
-"""Which backend and which site a text names: a Gloo line is never claimed, by wording alone, for an
-NCCL entry, and a 429 from api.openai.com never for a Hugging Face Hub entry.
+"""Which backend, which site and which names a text names: a Gloo line is never claimed, by wording alone,
+for an NCCL entry, a 429 from api.openai.com never for a Hugging Face Hub entry, and an unexpected keyword
+argument 'fp16' never for an entry about the argument 'gpus'.
 
 Pattern matches are exact and need no such guard; the lexical stage guesses from shared words, and
 two messages of different backends share most of their words ("timed out", "collective", "rank"), as
@@ -66,9 +67,59 @@ def other_site(line: str, entry_text: str) -> bool:
     return _disjoint(sites_named(line), entry_text, _cached_sites)
 
 
+# Packages of the stack, by the words that name them: "No matching distribution found for onnxruntime" is not
+# the entry about torch's wheels, though every other word is shared.
+PACKAGE_WORDS = frozenset(
+    {"torch", "pytorch", "torchvision", "torchaudio", "transformers", "accelerate", "datasets", "peft", "trl",
+     "diffusers", "huggingface_hub", "tokenizers", "safetensors", "deepspeed", "vllm", "bitsandbytes",
+     "flash_attn", "xformers", "triton", "apex", "lightning", "pytorch_lightning", "onnxruntime", "onnx", "timm",
+     "sentence_transformers", "unsloth", "tensorflow", "jax", "jaxlib", "tensorrt", "llamafactory", "axolotl"}
+)  # fmt: skip
+_PACKAGE_WORD = re.compile(r"[a-z0-9_\-]+")
+
+
+def packages_named(text: str) -> frozenset[str]:
+    """The packages of the stack a text names by word (case-insensitive; flash-attn is flash_attn)."""
+    words = (w.replace("-", "_") for w in _PACKAGE_WORD.findall(text.lower()))
+    return frozenset(w for w in words if w in PACKAGE_WORDS)
+
+
+@cache
+def _cached_packages(text: str) -> frozenset[str]:
+    return packages_named(text)
+
+
 def foreign_to(line: str) -> Callable[[str], bool]:
-    """A test of entry texts, reading the line once: True for an entry naming only other backends or other sites."""
-    backends, sites = backends_named(line), sites_named(line)
-    return lambda entry_text: _disjoint(backends, entry_text, _cached_backends) or _disjoint(
-        sites, entry_text, _cached_sites
+    """A test of entry texts, reading the line once: True for an entry naming only other backends, other sites or
+    other packages of the stack."""
+    backends, sites, packages = backends_named(line), sites_named(line), packages_named(line)
+    return (
+        lambda entry_text: _disjoint(backends, entry_text, _cached_backends)
+        or _disjoint(sites, entry_text, _cached_sites)
+        or _disjoint(packages, entry_text, _cached_packages)
     )
+
+
+# What a message is about: the names it quotes ('fp16', "state_dict", `v2`) and the HTTP status it reports. A
+# template shared word for word ("got an unexpected keyword argument", "has no attribute") with another name
+# is another error: had the entry meant any name, its pattern would have said so.
+_QUOTED = re.compile(r"""'([^'\s]{2,80})'|"([^"\s]{2,80})"|`([^`\s]{2,80})`|\b([1-5]\d\d) (?:Client|Server) Error""")
+
+
+def names_quoted(text: str) -> frozenset[str]:
+    """The names a text quotes, and any HTTP status it reports, lower-cased."""
+    return frozenset(next(g for g in m.groups() if g).lower() for m in _QUOTED.finditer(text))
+
+
+@cache
+def _cached_names(text: str) -> frozenset[str]:
+    return names_quoted(text)
+
+
+def other_names(line: str, entry_texts: tuple[str, ...]) -> bool:
+    """True when the line quotes names, the entry's texts quote some too, and no text of the entry shares one."""
+    of_line = names_quoted(line)
+    if not of_line:
+        return False
+    named = [_cached_names(t) for t in entry_texts]
+    return any(named) and not any(of_line & n for n in named)

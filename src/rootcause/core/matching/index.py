@@ -16,6 +16,7 @@ from typing import Any
 
 import re2
 
+from rootcause.core.matching.heads import MIN_HEAD, derive_heads
 from rootcause.core.matching.lexical import LexicalIndex
 from rootcause.core.matching.patterns import compile_re2, group_names, literal_length, prefilter_source
 from rootcause.core.model import Entry
@@ -51,6 +52,8 @@ class CompiledPattern:
     names: tuple[str, ...]
     rx: Any  # re2._Regexp
     specificity: int  # literal characters: breaks ties between entries matching one line
+    consequence: bool = False  # a line the entry's failure causes later, not the failure itself
+    truncated: bool = False  # derived: the pattern cut after its stable head (core/matching/heads.py)
 
 
 class CompiledIndex:
@@ -69,7 +72,13 @@ class CompiledIndex:
                     raise PatternError(f"{entry.id}: patterns.{n}: {exc}") from None
                 names = tuple(group_names(p.regex))
                 specificity = literal_length(p.regex)
-                self.patterns.append(CompiledPattern(entry.id, p.regex, p.window, names, rx, specificity))
+                self.patterns.append(
+                    CompiledPattern(entry.id, p.regex, p.window, names, rx, specificity, p.consequence)
+                )
+        # a message's stable head on its own (a paste cut after the first sentence): core/matching/heads.py
+        for entry_id, regex, consequence in derive_heads(list(self.entries.values())):
+            names, rx = tuple(group_names(regex)), compile_re2(regex)
+            self.patterns.append(CompiledPattern(entry_id, regex, 1, names, rx, MIN_HEAD, consequence, truncated=True))
         self.windows = sorted({p.window for p in self.patterns})
         self.max_window = max(self.windows, default=1)
         self._window_of = [p.window for p in self.patterns]
@@ -184,7 +193,7 @@ class CompiledIndex:
 def database_layout() -> str:
     """What the compiled hyperscan database holds besides the canon's patterns, and in which order: a change
     (a triage keyword added, an id moved) changes the index cache key, so a stale database is never loaded."""
-    parts = ["layout 2", "patterns", "errorish", ERRORISH_REGEX, "env", ENV_HINT_REGEX, "triage"]
+    parts = ["layout 3", "patterns", "heads 2", "errorish", ERRORISH_REGEX, "env", ENV_HINT_REGEX, "triage"]
     parts += [k.decode() for k in TRIAGE_KEYWORDS]
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:16]
 

@@ -8,7 +8,9 @@ single calibrated threshold decides between a finding and an abstention.
 
 from __future__ import annotations
 
+import builtins
 import math
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -16,6 +18,24 @@ from rootcause.core.normalize import tokens
 
 K1 = 1.2
 B = 0.75
+
+# Lines that any traceback or crash prints, whatever failed: never a lexical query.
+_BOILERPLATE_LINE = re.compile(
+    r"^\s*(?:File \"[^\"]*\", line \d+|Traceback \(most recent call last\)|terminate called after throwing an instance"
+    r"|During handling of the above exception|The above exception was the direct cause|\^+\s*$|~+\^*~*\s*$)"
+)
+# Words that every traceback shares, and Python's own exception types: a claim needs a word beyond them.
+BOILERPLATE_WORDS = frozenset(
+    {"file", "line", "module", "traceback", "most", "recent", "call", "last", "terminate", "called", "after",
+     "throwing", "instance", "what", "error", "errors", "exception", "raise", "raised", "failed", "fatal",
+     "<path>", "<num>", "<hex>"}
+    | {name.lower() for name in dir(builtins) if name.endswith(("Error", "Exception", "Warning"))}
+)  # fmt: skip
+
+
+def is_boilerplate(line: str) -> bool:
+    """A frame line, a traceback header or a caret line: it names no cause."""
+    return _BOILERPLATE_LINE.match(line) is not None or not (set(tokens(line)) - BOILERPLATE_WORDS)
 
 
 @dataclass
@@ -87,6 +107,37 @@ class LexicalIndex:
             entry = self.doc_entry[doc]
             if sim > best.get(entry, 0.0):
                 best[entry] = sim
+        return sorted(best.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
+
+    def shares_distinctive(self, text: str, entry_id: str, max_share: float) -> bool:
+        """True when the text and one of the entry's documents share a word that is not boilerplate and that
+        the documents of at most ``max_share`` of all entries hold (a word that names a cause, not one that
+        every error prints)."""
+        entries_of = self._entries_of_term()
+        limit = max(1.0, max_share * len(set(self.doc_entry)))
+        for term in set(tokens(text)) - BOILERPLATE_WORDS:
+            holders = entries_of.get(term, frozenset())
+            if entry_id in holders and len(holders) <= limit:
+                return True
+        return False
+
+    def _entries_of_term(self) -> dict[str, frozenset[str]]:
+        """Each term's entries (computed once, on first use)."""
+        cached: dict[str, frozenset[str]] | None = self.__dict__.get("_term_entries")
+        if cached is None:
+            cached = {t: frozenset(self.doc_entry[d] for d, _ in p) for t, p in self.postings.items()}
+            self.__dict__["_term_entries"] = cached
+        return cached
+
+    def rank(self, text: str, limit: int = 1000) -> list[tuple[str, float]]:
+        """Search by words: every entry that shares a term with the text, by its best document's raw BM25
+        score (not normalised, so that a short query ranks long documents fairly), best first."""
+        bag = Counter(tokens(text))
+        best: dict[str, float] = {}
+        for doc, score in self._score_bag(bag).items():
+            entry = self.doc_entry[doc]
+            if score > best.get(entry, 0.0):
+                best[entry] = score
         return sorted(best.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
 
     def _query_self(self, bag: Counter[str]) -> float:

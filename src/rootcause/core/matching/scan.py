@@ -20,10 +20,13 @@ from rootcause.core.normalize import CleanLine, strip_framing
 from rootcause.core.versions import Environment, versions_in_line
 
 CHUNK_LIMIT = 4 << 20
-WRAP_WIDTHS = frozenset({80, 100, 120, 132, 150, 160, 200, 240})
+WRAP_WIDTHS = frozenset({80, 100, 120, 132, 150, 160, 200, 240})  # terminals cut mid-word at these
+HAND_WRAP = (60, 120)  # users and mail clients break between words at about these widths
 LEXICAL_KEEP = 100  # error-looking lines kept for the lexical stage, first and last
 MAX_LINE = 64 << 10  # longer lines are cut for matching (hostile input)
 OVERLAP_LIMIT = 256 << 10  # at most this much of a chunk is carried into the next scan
+MAX_CONTEXT = 8 << 10  # the most of a multi-line match's window a hit keeps
+MAX_CONTEXTS = 256  # hits that keep their window, per input
 REPLAY_LIMIT = 16 << 20  # a deferred triage tap keeps at most this much input to read again
 
 
@@ -36,6 +39,7 @@ class Hit:
     clean: str
     params: dict[str, str]
     rank: int | None
+    context: str = ""  # a multi-line pattern's window (the lines before, cleaned): the traceback's frames
 
 
 @dataclass
@@ -91,6 +95,7 @@ class SourceScanner:
         self._overlap = b""  # the previous chunk's last lines, for windows across chunks
         self._errorish_raw: deque[tuple[int, bytes]] = deque(maxlen=2 * LEXICAL_KEEP)
         self._errorish_pending: list[tuple[bytes, list[int], int, int]] = []  # (chunk, offsets, lo, base)
+        self._contexts = 0
 
     # -- feeding ----------------------------------------------------------------------------
     def feed(self, data: bytes) -> None:
@@ -401,30 +406,39 @@ class SourceScanner:
                     self.result.truncated_hits += 1
                     continue
                 first = line_no - (text.count("\n") if window > 1 else 0)
-                self.result.hits.append(Hit(p, line_no, first, raw[:2000], clean.text[:2000], params, clean.rank))
+                context = ""
+                if window > 1 and self._contexts < MAX_CONTEXTS:  # bounded: hostile logs repeat tracebacks
+                    context, self._contexts = text[-MAX_CONTEXT:], self._contexts + 1
+                self.result.hits.append(
+                    Hit(p, line_no, first, raw[:2000], clean.text[:2000], params, clean.rank, context)
+                )
                 self._note_rank(clean.rank)
                 if window == 1:
                     self._single_hit_lines.add(line_no)
         return matched
 
     def _repair_wrapped(self, lines: list[str]) -> None:
-        """Terminals wrap long lines at a fixed width; rejoin and match them (small inputs)."""
+        """Terminals wrap long lines at a fixed width, users and mail clients between words; rejoin and match
+        them (small inputs)."""
         seen = {(h.pattern, h.line) for h in self.result.hits}
         for i in range(len(lines) - 1):
-            width = len(lines[i].rstrip("\r"))
-            if width not in WRAP_WIDTHS:
-                continue
-            joined = strip_framing(lines[i].rstrip("\r") + lines[i + 1])
-            for p in self.index.candidates(joined.text, 1, self._scratch):
-                if (p, i + 1) in seen or (p, i + 2) in seen:
-                    continue
-                params = self.index.confirm(p, joined.text)
-                if params is not None:
-                    self.result.hits.append(
-                        Hit(p, i + 2, i + 1, lines[i] + lines[i + 1], joined.text, params, joined.rank)
-                    )
-                    seen.add((p, i + 2))
-                    self._note_rank(joined.rank)
+            first = lines[i].rstrip("\r")
+            width = len(first)
+            joins = [strip_framing(first + lines[i + 1])] if width in WRAP_WIDTHS else []
+            if HAND_WRAP[0] <= width <= HAND_WRAP[1]:
+                head = strip_framing(first)
+                joins.append(CleanLine(f"{head.text} {strip_framing(lines[i + 1]).text.lstrip()}", head.rank))
+            for joined in joins:
+                for p in self.index.candidates(joined.text, 1, self._scratch):
+                    if (p, i + 1) in seen or (p, i + 2) in seen:
+                        continue
+                    params = self.index.confirm(p, joined.text)
+                    if params is not None:
+                        self.result.hits.append(
+                            Hit(p, i + 2, i + 1, lines[i] + lines[i + 1], joined.text, params, joined.rank)
+                        )
+                        seen.add((p, i + 2))
+                        self._note_rank(joined.rank)
 
 
 _ERRORISH = re.compile(ERRORISH_REGEX)

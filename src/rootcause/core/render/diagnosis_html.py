@@ -6,7 +6,16 @@ from __future__ import annotations
 from typing import Any
 
 from rootcause.core.diagnosis import Diagnosis, Finding
-from rootcause.core.render.diagnosis_view import diagnosis_markdown, finding_label, finding_where
+from rootcause.core.render.diagnosis_text import (
+    UNVERIFIED_NOTICE,
+    finding_label,
+    finding_where,
+    headline,
+    triage_line,
+    unclassified_lines,
+    verdict_line,
+)
+from rootcause.core.render.diagnosis_view import diagnosis_markdown
 from rootcause.core.render.html import entry_href, environment
 
 
@@ -33,10 +42,16 @@ def _finding(f: Finding, root: str) -> dict[str, Any]:
                 "basis": w.basis,
                 "condition": w.condition,
                 "how": w.how,
+                "support": {"seen": "the log shows this", "excluded": f"does not apply: {w.support_note}"}.get(
+                    w.support
+                ),
             }
             for w in f.workarounds
         ],
+        "more_workarounds": f.more_workarounds,
+        "headline": headline(f),
         "dead_ends": [{"action": d.action, "why_fails": d.why_fails} for d in f.dead_ends],
+        "unverified": f.verification == "ai_generated",
     }
 
 
@@ -46,6 +61,8 @@ def diagnosis_context(d: Diagnosis, root: str = "") -> dict[str, Any]:
         "lang_attr": "en",
         "root": root,
         "matched": d.matched,
+        "verdict": verdict_line(d),
+        "triage": triage_line(d),
         "findings": [_finding(f, root) for f in d.findings],
         "abstain_reason": d.abstain_reason,
         "nearest": [
@@ -60,6 +77,8 @@ def diagnosis_context(d: Diagnosis, root: str = "") -> dict[str, Any]:
         "environment": ", ".join(f"{k}=={v}" for k, v in sorted(d.environment.items())),
         "inputs": [i.model_dump() for i in d.inputs],
         "truncated": d.truncated_hits,
+        "unverified_notice": UNVERIFIED_NOTICE,
+        "unclassified": [unclassified_lines(u) for u in d.unclassified],
         "markdown": diagnosis_markdown(d),
     }
 

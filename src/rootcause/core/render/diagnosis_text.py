@@ -14,6 +14,7 @@ from rich.text import Text
 
 from rootcause.core.diagnosis import Diagnosis, Finding
 from rootcause.core.render.terminal import block, code, hanging
+from rootcause.core.unclassified import UnclassifiedException
 from rootcause.core.versions import Verdict
 
 HEADLINE_CHARS = 400
@@ -24,12 +25,62 @@ VERDICT_WORDS = {
     Verdict.UNKNOWN: "versions unknown",
 }
 SUPPORT_MARK = {"seen": "the log shows this", "excluded": "does not apply"}
+UNVERIFIED_NOTICE = (
+    "unverified, AI-generated: no person has checked this entry against a source; prefer the entries above"
+)
+UNCLASSIFIED_TITLE = "Unclassified Python exception"
+
+
+def unclassified_lines(u: UnclassifiedException) -> list[str]:
+    """The facts of an exception no known error explains, one per line (no diagnosis)."""
+    out = [f"{u.exception}: {u.message}", f"raised at {u.last_frame}" if u.last_frame else ""]
+    out += [f"seen at {u.source}:{u.line}", f"through {', '.join(u.stack)} ({u.frames} frames)"]
+    return [line for line in out if line]
+
+
+def finding_where(f: Finding) -> str:
+    first = f.lines[0]
+    where = f"{first.source}:{first.line}"
+    if f.count > 1:
+        where += f" (+{f.count - 1} more"
+        where += f", ranks {_ranks(f.ranks)})" if len(f.ranks) > 1 else ")"
+    elif f.ranks:
+        where += f" (rank {f.ranks[0]})"
+    return where
+
+
+def _ranks(ranks: list[int]) -> str:
+    """[0, 1, 2, 5] → '0-2,5'."""
+    out: list[str] = []
+    start = prev = None
+    for r in [*ranks, None]:
+        if start is None:
+            start = prev = r
+        elif r is not None and prev is not None and r == prev + 1:
+            prev = r
+        else:
+            out.append(f"{start}" if start == prev else f"{start}-{prev}")
+            start = prev = r
+    return ",".join(out)
+
+
+def finding_label(f: Finding) -> str:
+    tags = [f"{f.confidence} confidence", f"matched by {f.matched_by}"]
+    if f.generic:
+        tags.append("generic")
+    if f.role != "cause":
+        tags.append(f.role)
+    if f.consequence:
+        tags.append("seen through a consequence: the failure's own line is not in the input")
+    return ", ".join(tags)
 
 
 def verdict_line(d: Diagnosis) -> str:
     """One line that answers: which known error, how sure, and whether it applies here."""
     if not d.findings:
         return "No known error matched."
+    if not d.matched:
+        return "No known error matched: only a wrapper did, around an error no entry explains (below)."
     top = d.findings[0]
     line = f"Known error: {top.id} ({top.confidence} confidence, {VERDICT_WORDS[top.versions.status]})"
     others = len(d.findings) - 1
@@ -42,7 +93,7 @@ def triage_line(d: Diagnosis) -> str | None:
     """The multi-rank conclusion in one line, when the input held several ranks."""
     if d.triage is None:
         return None
-    from rootcause.core.triage.render import KIND_LABEL, _ranks
+    from rootcause.core.triage.render import KIND_LABEL
 
     c = d.triage.conclusion
     line = f"Triage: {KIND_LABEL.get(c.kind, c.kind)} ({c.confidence} confidence)"
@@ -57,8 +108,9 @@ def triage_line(d: Diagnosis) -> str | None:
 
 def headline(f: Finding) -> str:
     """The user's own line that matched, as the finding's headline."""
-    text = " ".join(f.lines[0].text.split()) if f.lines else f.signature
-    return text if len(text) <= HEADLINE_CHARS else text[: HEADLINE_CHARS - 1] + "…"
+    from rootcause.core.render.html import clip
+
+    return clip(f.lines[0].text if f.lines else f.signature, HEADLINE_CHARS)
 
 
 def _workarounds(f: Finding) -> list[RenderableType]:
@@ -83,8 +135,6 @@ def _workarounds(f: Finding) -> list[RenderableType]:
 
 
 def finding_rich(n: int, f: Finding) -> RenderableType:
-    from rootcause.core.render.diagnosis_view import finding_label, finding_where
-
     parts: list[RenderableType] = []
     parts.append(hanging([(Text(f"{n}.", style="bold"), Text(headline(f), style="bold red"))]))
     meta = Text()
@@ -92,18 +142,20 @@ def finding_rich(n: int, f: Finding) -> RenderableType:
     meta.append(f"{f.id}", style="bold cyan")
     meta.append(f"  score {f.score:.2f} · {finding_label(f)}", style="dim")
     body: list[RenderableType] = [meta]
+    if f.verification == "ai_generated":
+        body.insert(0, Text(f"⚠ {UNVERIFIED_NOTICE}", style="bold yellow"))
     if f.params:
         body.append(Text("params: " + ", ".join(f"{k}={v}" for k, v in f.params.items())))
     versions = Text()
     versions.append(f"versions: {f.versions.status.value}", style="magenta")
     versions.append(" — " + "; ".join(f.versions.reasons), style="dim")
     body.append(versions)
+    if f.workarounds:
+        body += _workarounds(f)
     cause = Text()
     cause.append("cause: ", style="bold")
     cause.append(f.root_cause)
     body.append(cause)
-    if f.workarounds:
-        body += _workarounds(f)
     if f.dead_ends:
         rows: list[tuple[Text | str, RenderableType]] = []
         for de in f.dead_ends:
@@ -128,6 +180,9 @@ def diagnosis_rich(d: Diagnosis) -> RenderableType:
             parts.append(Text(d.abstain_reason, style="dim"))
         for c in d.nearest:
             parts.append(Text(f"  nearest (not a diagnosis): {c.id}  similarity {c.score:.2f}", style="dim"))
+        for u in d.unclassified:
+            parts.append(Text(f"\n{UNCLASSIFIED_TITLE} (not a known error):", style="bold"))
+            parts.append(block(Text("\n".join(unclassified_lines(u))), indent=3))
     for n, f in enumerate(d.findings, 1):
         parts.append(Text(""))
         parts.append(finding_rich(n, f))

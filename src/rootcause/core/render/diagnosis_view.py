@@ -2,42 +2,19 @@
 
 from __future__ import annotations
 
-from rootcause.core.diagnosis import Diagnosis, Finding
+from rootcause.core.diagnosis import Diagnosis
+from rootcause.core.render.diagnosis_text import (
+    UNCLASSIFIED_TITLE,
+    UNVERIFIED_NOTICE,
+    finding_label,
+    finding_where,
+    headline,
+    triage_line,
+    unclassified_lines,
+    verdict_line,
+)
 
-
-def finding_where(f: Finding) -> str:
-    first = f.lines[0]
-    where = f"{first.source}:{first.line}"
-    if f.count > 1:
-        where += f" (+{f.count - 1} more"
-        where += f", ranks {_ranks(f.ranks)})" if len(f.ranks) > 1 else ")"
-    elif f.ranks:
-        where += f" (rank {f.ranks[0]})"
-    return where
-
-
-def _ranks(ranks: list[int]) -> str:
-    """[0, 1, 2, 5] → '0-2,5'."""
-    out: list[str] = []
-    start = prev = None
-    for r in [*ranks, None]:
-        if start is None:
-            start = prev = r
-        elif r is not None and prev is not None and r == prev + 1:
-            prev = r
-        else:
-            out.append(f"{start}" if start == prev else f"{start}-{prev}")
-            start = prev = r
-    return ",".join(out)
-
-
-def finding_label(f: Finding) -> str:
-    tags = [f"{f.confidence} confidence", f"matched by {f.matched_by}"]
-    if f.generic:
-        tags.append("generic")
-    if f.role != "cause":
-        tags.append(f.role)
-    return ", ".join(tags)
+__all__ = ["diagnosis_markdown", "finding_label", "finding_where"]
 
 
 def _md_inline(text: str) -> str:
@@ -53,8 +30,6 @@ def _md_code(text: str) -> str:
 
 
 def diagnosis_markdown(d: Diagnosis) -> str:
-    from rootcause.core.render.diagnosis_text import headline, triage_line, verdict_line
-
     lines = ["# rootcause diagnosis", "", f"**{verdict_line(d)}**", ""]
     conclusion = triage_line(d)
     if conclusion:
@@ -64,9 +39,14 @@ def diagnosis_markdown(d: Diagnosis) -> str:
         if d.nearest:
             lines += ["Nearest candidates (below the threshold, not a diagnosis):", ""]
             lines += [f"- `{c.id}` (similarity {c.score:.2f}): {c.signature}" for c in d.nearest]
+        for u in d.unclassified:
+            lines += ["", f"## {UNCLASSIFIED_TITLE} (not a known error)", ""]
+            lines += [f"- {_md_inline(fact)}" for fact in unclassified_lines(u)]
         return "\n".join(lines) + "\n"
     for n, f in enumerate(d.findings, 1):
         lines.append(f"## {n}. `{f.id}` — score {f.score:.2f} ({finding_label(f)})")
+        if f.verification == "ai_generated":
+            lines += ["", f"> **{UNVERIFIED_NOTICE}**"]
         lines += ["", f"**{_md_inline(headline(f))}**", "", f"Known as: {f.signature}", ""]
         lines += [f"Seen at `{finding_where(f)}`:", ""]
         lines.append(_md_code("\n".join(ref.text for ref in f.lines[:3])))

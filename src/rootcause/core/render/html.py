@@ -78,6 +78,55 @@ def _stats(entry: Entry, lang: Lang) -> list[dict[str, str]]:
     return stats
 
 
+def clip(text: str, limit: int) -> str:
+    """At most ``limit`` characters, cut at a word boundary (never mid-word), with an ellipsis when cut."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    cut = text[: limit + 1].rsplit(" ", 1)[0] if " " in text[:limit] else text[:limit]
+    return cut.rstrip(" ,;:.") + "…"
+
+
+FIRST_FIX = {"en": "What to do first", "zh": "首先这样做"}
+MORE_FIXES = {
+    "en": "All {n} workarounds, the dead ends and the details below",
+    "zh": "下方有全部 {n} 个解决方案、无效尝试与详情",
+}
+NOTICES = {
+    "ai": {
+        "en": "Written with AI help and not yet checked by a person against a real failure: "
+        "treat the cause and the fixes as a lead to confirm, not as an answer.",
+        "zh": "本条目由 AI 辅助撰写，尚未经人对照真实故障核实：请把根因与解决方案当作待确认的线索，而不是定论。",
+    },
+    "community": {
+        "en": "Not reproduced by this project: drawn from public reports and the libraries' source; "
+        "the rates are estimates.",
+        "zh": "本项目尚未亲手复现：依据公开报告与库的源码整理；比率均为估计值。",
+    },
+}
+
+
+def _first_fix(entry: Entry, lang: Lang) -> dict[str, Any] | None:
+    """The workaround most likely to help, for the short block above the page's detail."""
+    if not entry.workarounds:
+        return None
+    w = max(entry.workarounds, key=lambda w: w.success_rate.value)
+    return {
+        "heading": FIRST_FIX[lang],
+        "action": pick(w.action, w.action_zh, lang),
+        "rate": percent(w.success_rate),
+        "basis_note": basis_note(w.success_rate, lang),
+        "condition": pick(w.condition, w.condition_zh, lang) if w.condition else None,
+        "how": w.how,
+        "more": MORE_FIXES[lang].format(n=len(entry.workarounds)),
+    }
+
+
+def _notice(entry: Entry, lang: Lang) -> dict[str, str] | None:
+    kind = {"ai_generated": "ai", "community": "community"}.get(entry.verification.value)
+    return None if kind is None else {"kind": kind, "text": NOTICES[kind][lang]}
+
+
 def _provenance(entry: Entry, lang: Lang) -> list[str]:
     lines = []
     for key in ("fix_rate", "confidence"):
@@ -85,9 +134,9 @@ def _provenance(entry: Entry, lang: Lang) -> list[str]:
         if rate is not None:
             lines.append(f"{label(key, lang)} {percent(rate)}: {basis_note(rate, lang)}")
     for w in entry.workarounds:
-        lines.append(f"{pick(w.action, w.action_zh, lang)[:80]}: {basis_note(w.success_rate, lang)}")
+        lines.append(f"{clip(pick(w.action, w.action_zh, lang), 80)}: {basis_note(w.success_rate, lang)}")
     for d in entry.dead_ends:
-        lines.append(f"✗ {d.action[:80]}: {basis_note(d.fail_rate, lang)}")
+        lines.append(f"✗ {clip(d.action, 80)}: {basis_note(d.fail_rate, lang)}")
     return lines
 
 
@@ -142,7 +191,11 @@ def entry_context(
         "other_lang": other,
         "L": _labels(lang),
         "id": entry.id,
-        "signature": pick(entry.signature, entry.signature_zh, lang),
+        # the original message, as logs print it; on a Chinese page its translation beside it
+        "signature": entry.signature,
+        "signature_translation": entry.signature_zh if lang == "zh" else None,
+        "first_fix": _first_fix(entry, lang),
+        "notice": _notice(entry, lang),
         "withdrawn": entry.withdrawn.isoformat() if entry.withdrawn else None,
         "tags": _tags(entry),
         "formats": formats,

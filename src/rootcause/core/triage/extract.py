@@ -354,7 +354,7 @@ _FP_RANK = re.compile(
     r"Rank (?P<r>\d+) is running collective: CollectiveFingerPrint\(SequenceNumber=(?P<seq>\d+),? ?"
     r"OpType=(?P<op>\w+)(?:, TensorShape=\[(?P<shape>[^\]]*)\])?"
 )
-_SIZE_MISMATCH = re.compile(r"(?P<a>\d+) vs (?P<b>\d+)\. Received data size doesn't match expected size")
+_SIZE_MISMATCH = re.compile(r"(?<!\d)(?P<a>\d+) vs (?P<b>\d+)\. Received data size doesn't match expected size")
 # §2.9 desync report (torch/csrc/distributed/c10d/TraceUtils.h retrieveDesyncReport, identical 1.13 → 2.6).
 _DESYNC_AT = re.compile(r"\[(?P<r>\d+)\] Timeout at collective: (?P<op>\w+), #(?P<seq>\d+)")
 _NEVER_JOINED = re.compile(r"ranks \[(?P<ranks>[\d, ]*)\] are the lagging ranks")

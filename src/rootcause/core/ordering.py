@@ -1,0 +1,98 @@
+"""Rules that shape the findings after the scan (docs/ranking.md): truncated patterns that name no single entry
+are dropped, an AI-generated entry never ranks above a grounded entry it is linked to, and the catch-all's hits
+become facts about unclassified exceptions rather than findings."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol, TypeVar
+
+from rootcause.core.matching.index import CompiledIndex
+from rootcause.core.matching.scan import Hit
+from rootcause.core.model import Entry, Verification
+from rootcause.core.unclassified import UnclassifiedException, unclassified
+
+
+class _HasEntry(Protocol):
+    entry: Entry
+
+
+class _HasHits(Protocol):
+    hits: list[tuple[str, Hit]]
+
+
+G = TypeVar("G", bound=_HasEntry)
+
+
+def without_ambiguous_truncations(hits: list[Hit], index: CompiledIndex) -> list[Hit]:
+    """A truncated pattern's hit counts only when no full pattern matched the same line (the line is complete, and
+    that entry's) and no other entry's truncated pattern did: a line cut before the words that tell two entries
+    apart names neither."""
+    full = {h.line for h in hits if not index.patterns[h.pattern].truncated}
+    cut_owners: dict[int, set[str]] = {}
+    for h in hits:
+        if index.patterns[h.pattern].truncated:
+            cut_owners.setdefault(h.line, set()).add(index.patterns[h.pattern].entry_id)
+    if not cut_owners:
+        return hits
+    kept = []
+    for h in hits:
+        p = index.patterns[h.pattern]
+        if p.truncated and (h.line in full or len(cut_owners[h.line]) > 1):
+            continue
+        kept.append(h)
+    return kept
+
+
+def linked(a: Entry, b: Entry) -> bool:
+    return any(r.id == b.id for r in a.related) or any(r.id == a.id for r in b.related)
+
+
+def grounded_first(ordered: Sequence[G]) -> list[G]:
+    """An AI-generated entry never ranks above a grounded entry it is linked to: it moves just below the last one."""
+    out = list(ordered)
+    for group in ordered:
+        if group.entry.verification is not Verification.AI_GENERATED:
+            continue
+        here = out.index(group)
+        below = [
+            i
+            for i, g in enumerate(out)
+            if i > here and g.entry.verification is not Verification.AI_GENERATED and linked(group.entry, g.entry)
+        ]
+        if below:
+            out.insert(below[-1], out.pop(here))
+    return out
+
+
+def wraps_an_unknown_error(
+    findings: Sequence[object], catch_alls: Sequence[_HasHits], explained: set[tuple[str, int]]
+) -> str | None:
+    """When every finding is a wrapper (torchrun's ChildFailedError, pip's failed build) and the input also shows a
+    Python exception that no finding explains, the wrapper is not the answer: the error it wraps is unknown. Gives
+    that exception's first line, or None."""
+    if not findings or any(getattr(f, "role", "cause") != "wrapper" for f in findings):
+        return None
+    for group in catch_alls:
+        for src, hit in group.hits:
+            if (src, hit.line) not in explained:
+                return f"{hit.params.get('exc', '')}: {hit.params.get('message', '')}"[:200]
+    return None
+
+
+def unclassified_of(
+    groups: Sequence[_HasHits], explained: set[tuple[str, int]], limit: int
+) -> list[UnclassifiedException]:
+    """The catch-all's hits as facts: exceptions in the ML stack whose line no finding explains."""
+    out: list[UnclassifiedException] = []
+    seen: set[tuple[str, str]] = set()
+    for group in groups:
+        for src, hit in group.hits:
+            exc, message = hit.params.get("exc", ""), hit.params.get("message", "")
+            if (src, hit.line) in explained or (exc, message) in seen:
+                continue
+            seen.add((exc, message))
+            item = unclassified(exc, message, src, hit.line, hit.raw, hit.context)
+            if item is not None and len(out) < limit:
+                out.append(item)
+    return out

@@ -1,0 +1,56 @@
+"""The words of the browse and search pages in English and Chinese (entry pages use labels.py)."""
+
+from __future__ import annotations
+
+from rootcause.core.render.labels import Lang
+
+PAGE_TEXT: dict[Lang, dict[str, str]] = {
+    "en": {
+        "switch": "中文",
+        "search_title": "Search the known errors",
+        "search_label": "Words, an error code, or a pasted message (English or 中文)",
+        "search": "Search",
+        "results": "results",
+        "result": "result",
+        "of": "of",
+        "no_results": "No results",
+        "nothing_matched": "Nothing matched. Try fewer words, or",
+        "diagnose_instead": "diagnose the whole message",
+        "all": "All known errors",
+        "domain": "Domain",
+        "category": "Category",
+        "domains": "Domains",
+        "categories": "Categories",
+        "any": "any",
+        "filter": "Filter",
+        "entries": "entries",
+        "entry": "entry",
+        "page": "page {page} of {pages}",
+        "prev": "← Previous",
+        "next": "Next →",
+    },
+    "zh": {
+        "switch": "English",
+        "search_title": "搜索已知错误",
+        "search_label": "关键词、错误代码或粘贴的报错信息（中文或英文）",
+        "search": "搜索",
+        "results": "条结果",
+        "result": "条结果",
+        "of": "/ 共",
+        "no_results": "没有结果",
+        "nothing_matched": "没有匹配。请减少关键词，或",
+        "diagnose_instead": "诊断完整的报错信息",
+        "all": "全部已知错误",
+        "domain": "领域",
+        "category": "类别",
+        "domains": "领域",
+        "categories": "类别",
+        "any": "全部",
+        "filter": "筛选",
+        "entries": "条",
+        "entry": "条",
+        "page": "第 {page} 页，共 {pages} 页",
+        "prev": "← 上一页",
+        "next": "下一页 →",
+    },
+}

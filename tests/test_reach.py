@@ -1,0 +1,198 @@
+"""Reach on real traffic (issue 19): what users really paste is matched however it is cut, quoted, wrapped or
+printed, and nothing that is not a known error is claimed as one. The corpus's figures are in bench/README.md."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from testkit import run_cli
+
+from rootcause.adapters.loading import load_index
+from rootcause.core.diagnosis import diagnose_text
+
+ROOT = Path(__file__).resolve().parents[1]
+OOM = "cuda/oom-caching-allocator"
+
+
+@pytest.fixture(scope="module")
+def index():
+    return load_index()
+
+
+def _ids(text: str, index) -> list[str]:
+    return [f.id for f in diagnose_text(text, index).findings]
+
+
+def test_quick_start_example_gives_only_the_gloo_timeout_and_its_wrappers(index) -> None:
+    d = diagnose_text((ROOT / "examples/gloo-allreduce-timeout/console.log").read_text(encoding="utf-8"), index)
+    assert d.findings and d.findings[0].id == "pytorch/gloo-timeout"
+    assert [f.id for f in d.findings if f.id != "pytorch/gloo-timeout" and f.role != "wrapper"] == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "CUDA out of memory",
+        "RuntimeError: CUDA out of memory",
+        "RuntimeError: CUDA out of memory.",
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.",
+        "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 7.79 GiB total capacity;",
+        "[rank3]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.50 GiB. GPU 3 has a total capac",
+        "> RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB",
+        "`torch.OutOfMemoryError: CUDA out of memory`",
+        "```\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate 64.00 MiB.\n```",
+        "- CUDA out of memory when the batch size is 32",
+        "torch.OutOfMemoryError: HIP out of memory. Tried to allocate 2.00 GiB.",
+    ],
+)
+def test_every_oom_short_form_gets_the_oom_entry_first(index, text: str) -> None:
+    assert _ids(text, index)[:1] == [OOM]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("[ERROR] [launch.py:321:sigkill_handler] [...] exits with return code = -9", "pytorch/elastic-worker-sigkill"),
+        ("subprocess.CalledProcessError: Command '['python', 'train.py']' died with <Signals.SIGKILL: 9>.",
+         "pytorch/elastic-worker-sigkill"),
+        ("torch.multiprocessing.spawn.ProcessExitedException: process 0 terminated with signal SIGSEGV",
+         "pytorch/elastic-worker-sigsegv"),
+        ("ERROR 07-26 14:50:35 multiproc_worker_utils.py:120] Worker VllmWorkerProcess pid 214281 died, exit code: -11",
+         "pytorch/elastic-worker-sigsegv"),
+        ("[2023-06-01 10:00:00,000] [ERROR] [launch.py:434:sigkill_handler] ['python'] exits with return code = -7",
+         "pytorch/elastic-worker-sigbus"),
+    ],
+)  # fmt: skip
+def test_the_same_death_printed_by_another_launcher_is_one_entry(index, text: str, expected: str) -> None:
+    assert _ids(text, index)[:1] == [expected]
+
+
+LINE = "RuntimeError: CUDA error: an illegal memory access was encountered"
+
+
+@pytest.mark.parametrize(
+    "framed",
+    [
+        f"> {LINE}",
+        f"> > {LINE}",
+        f"```{LINE}```",
+        f"`{LINE}`",
+        f"**{LINE}**",
+        f"- {LINE}",
+        f"1. {LINE}",
+        f"(RayWorkerWrapper pid=37007, ip=10.0.0.2) {LINE}",
+        f"ERROR 06-12 15:44:15 worker_base.py:148] {LINE}",
+    ],
+)
+def test_framing_users_add_is_stripped(index, framed: str) -> None:
+    assert _ids(framed, index)[:1] == ["cuda/illegal-memory-access"]
+
+
+def test_a_message_hard_wrapped_between_words_is_rejoined(index) -> None:
+    text = (
+        "Traceback (most recent call last):\n  File \"train.py\", line 9, in <module>\n"
+        "RuntimeError: Expected all tensors to be on the same device, but found at least\n"
+        "two devices, cuda:0 and cpu! (when checking argument for argument mat1)\n"
+    )
+    assert _ids(text, index)[:1] == ["cuda/tensors-on-different-devices"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '  File "/home/u/dist_gloo_timeout.py", line 16, in <module>',
+        "Traceback (most recent call last):",
+        "terminate called after throwing an instance of 'std::runtime_error'",
+        "RuntimeError",
+        "TypeError: HfApi.__init__() got an unexpected keyword argument 'headers'",
+        "ERROR: Could not find a version that satisfies the requirement onnxruntime (from versions: none)",
+    ],
+)
+def test_lexical_stage_never_claims_on_boilerplate_or_another_name(index, text: str) -> None:
+    assert [f.id for f in diagnose_text(text, index).findings if f.matched_by == "lexical"] == []
+
+
+def test_a_plain_keyerror_traceback_is_no_known_error() -> None:
+    text = 'Traceback (most recent call last):\n  File "app.py", line 3, in <module>\n    d["b"]\nKeyError: \'b\'\n'
+    result = run_cli("diagnose", "-", stdin=text)
+    assert result.returncode == 1 and "No known error matched" in result.stdout
+    assert "Unclassified" not in result.stdout, "frames all outside the ML stack: not rootcause's business"
+    in_stack = text.replace("app.py", "/opt/venv/lib/python3.11/site-packages/transformers/trainer.py")
+    result = run_cli("diagnose", "--format", "md", "-", stdin=in_stack)
+    assert result.returncode == 1 and "Unclassified Python exception" in result.stdout and "KeyError: 'b'" in result.stdout
+
+
+def test_empty_input_exits_2_saying_nothing_to_read() -> None:
+    result = run_cli("diagnose", "-", stdin="")
+    assert result.returncode == 2 and "nothing to read" in result.stderr
+
+
+def test_ai_generated_finding_shows_the_unverified_notice_below_the_grounded_one() -> None:
+    line = (
+        "RuntimeError: NCCL communicator was aborted on rank 1.  Original reason for failure was: [Rank 1] Watchdog "
+        "caught collective operation timeout: WorkNCCL(SeqNum=2511984, OpType=ALLREDUCE, Timeout(ms)=1800000) ran "
+        "for 1809553 milliseconds before timing out."
+    )
+    out = run_cli("diagnose", "--format", "md", "-", stdin=line).stdout
+    grounded, seed = out.index("pytorch/nccl-watchdog-timeout-legacy"), out.index("pytorch/nccl-timeout-allreduce")
+    notice = out.index("unverified, AI-generated")
+    assert grounded < seed < notice
+
+
+def test_a_consequence_line_answers_with_its_failure_marked_as_consequence(index) -> None:
+    d = diagnose_text("AttributeError: '_OpNamespace' 'image' object has no attribute 'decode_jpeg'", index)
+    assert [(f.id, f.consequence) for f in d.findings] == [("pytorch/vision-image-extension-load-failed", True)]
+    both = diagnose_text(
+        "UserWarning: Failed to load image Python extension: ''\n"
+        "AttributeError: '_OpNamespace' 'image' object has no attribute 'decode_jpeg'\n",
+        index,
+    )
+    vision = [f for f in both.findings if f.id == "pytorch/vision-image-extension-load-failed"]
+    assert len(vision) == 1 and not vision[0].consequence and vision[0].count == 2, "its own line was seen"
+
+
+def test_a_message_cut_after_its_stable_head_still_matches(index) -> None:
+    from rootcause.core.matching.heads import truncated
+
+    cut = truncated(r"failed \(exitcode: (?P<exitcode>[1-9]\d*)\) local_rank: (?P<rank>\d+) \(pid: \d+\) of binary:")
+    assert cut is not None and cut.endswith(r"\s*$") and "(?P<rank>" in cut
+    assert truncated(r"Short one\. Then (?P<x>\w+)") is None, "too short to name an error on its own"
+    assert truncated(r"alpha error|beta error with a long enough text") is None, "a top-level alternation is not cut"
+    assert _ids("RuntimeError: Some NCCL operations have failed or timed out.", index)[:1] == [
+        "pytorch/nccl-operations-failed-teardown"
+    ]
+    line = "E0727 16:36:50.118000 1282 torch/distributed/elastic/multiprocessing/api.py:826] failed (exitcode: 1) local_rank: 0 (pid: 840146)"
+    assert _ids(line, index)[:1] == ["pytorch/elastic-child-failed"]
+    full = diagnose_text(line + " of binary: /usr/bin/python", index).findings
+    assert [f.count for f in full if f.id == "pytorch/elastic-child-failed"] == [1], "no second hit from the cut form"
+
+
+def test_a_line_cut_before_the_words_that_tell_two_entries_apart_names_neither(index) -> None:
+    d = diagnose_text("RuntimeError: Error(s) in loading state_dict for GenEfficientNet:", index)
+    assert [f.id for f in d.findings if f.id.startswith("pytorch/state-dict")] == []
+
+
+def test_a_wrapper_around_an_unknown_exception_is_no_known_error(index) -> None:
+    log = (
+        "[rank1]: Traceback (most recent call last):\n"
+        '[rank1]:   File "/venv/lib/python3.11/site-packages/transformers/models/llama/configuration_llama.py", '
+        "line 182, in _rope_scaling_validation\n"
+        "[rank1]:     raise ValueError(\n"
+        "[rank1]: ValueError: `rope_scaling` must be a dictionary with two fields, `type` and `factor`\n"
+        "E0727 16:36:50.118000 1282 torch/distributed/elastic/multiprocessing/api.py:826] failed (exitcode: 1) "
+        "local_rank: 0 (pid: 840146) of binary: /venv/bin/python\n"
+    )
+    d = diagnose_text(log, index)
+    assert [f.id for f in d.findings] == ["pytorch/elastic-child-failed"] and not d.matched
+    assert d.abstain_reason is not None and "ValueError" in d.abstain_reason
+    alone = diagnose_text(log.split("\n", 4)[-1], index)
+    assert alone.matched and [f.id for f in alone.findings] == ["pytorch/elastic-child-failed"]
+
+
+def test_a_traceback_inside_a_json_string_is_read_through_its_escapes(index) -> None:
+    line = (
+        '{"detail": "Traceback (most recent call last):\\n  File \\"/srv/app.py\\", line 3, in run\\n'
+        "ModuleNotFoundError: No module named 'triton'\\n\"}"
+    )
+    assert "\\n" in line and _ids(line, index)[:1] == ["packaging/triton-not-found"]
