@@ -5,6 +5,8 @@
     python bench/triage_bench.py --small              # 64 x 2 MB, for a quick look
     python bench/triage_bench.py --ranks 256 --mb 4   # any size
     python bench/triage_bench.py --append-readme      # also append the table to bench/README.md ("Triage")
+    python bench/triage_bench.py --real               # correctness on every real capture, beside torchrun's own
+                                                      # "Root Cause" (bench/triage_real.py; --append-readme too)
 
 The logs are generated at run time into a temporary folder (deleted afterwards): a 1,024-rank job on
 128 hosts where rank 100 never reaches ALLREDUCE #81234 and every other rank times out in it (PyTorch
@@ -187,7 +189,15 @@ def main() -> None:
     ap.add_argument("--dir", type=Path, help="generate here instead of a temp dir (kept)")
     ap.add_argument("--json", type=Path, help="also write the figures as JSON")
     ap.add_argument("--append-readme", action="store_true", help='append the table to bench/README.md under "Triage"')
+    ap.add_argument("--real", action="store_true", help="the real captures beside torchrun's Root Cause instead")
     args = ap.parse_args()
+    if args.real:
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        import triage_real
+
+        sys.argv = [sys.argv[0]] + (["--append-readme"] if args.append_readme else [])
+        triage_real.main()
+        return
     if args.small:
         args.ranks, args.mb = 64, 2.0
     if args.ranks % 4 or args.ranks < 8:

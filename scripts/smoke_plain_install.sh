@@ -85,7 +85,7 @@ pages = {
     "search": ("/search/?q=nccl+timeout", SEED),
     "search api": ("/api/v1/search?" + urllib.parse.urlencode({"q": ERROR}), SEED),
     "browse": ("/errors/", "pytorch"),
-    "browse domain": ("/errors/pytorch/", SEED),
+    "browse domain": ("/errors/pytorch/", "errors/pytorch/"),  # a link to one of its entries
     "unknown": ("/-/unknown", "<h1>"),
     "llms.txt": ("/llms.txt", SEED),
 }

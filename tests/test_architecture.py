@@ -92,3 +92,83 @@ def test_engines_load_only_when_asked() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def _module_name(file: Path) -> str:
+    parts = list(file.relative_to(CORE.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return "rootcause." + ".".join(parts)
+
+
+def _core_import_graph() -> dict[str, set[str]]:
+    """Module -> the core modules it imports, wherever the import sits (top level, a function, `if
+    TYPE_CHECKING:`): a circle that only type checking walks is still a circle for the reader."""
+    files = {_module_name(f): f for f in CORE.rglob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for name, file in files.items():
+        edges: set[str] = set()
+        for node in ast.walk(ast.parse(file.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                edges |= {a.name for a in node.names if a.name in files}
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                for alias in node.names:
+                    sub = f"{node.module}.{alias.name}"
+                    edges.add(sub if sub in files else node.module)
+        graph[name] = {e for e in edges if e in files and e != name}
+    return graph
+
+
+def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components of more than one module (iterative Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on_stack: set[str] = set()
+    stack: list[str] = []
+    found: list[list[str]] = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component: list[str] = []
+                while True:
+                    top = stack.pop()
+                    on_stack.discard(top)
+                    component.append(top)
+                    if top == node:
+                        break
+                if len(component) > 1:
+                    found.append(sorted(component))
+    return found
+
+
+def test_no_import_circle_in_the_core() -> None:
+    graph = _core_import_graph()
+    assert "rootcause.core.findings" in graph["rootcause.core.triage.kb"]
+    triage = [m for m in graph if m.startswith("rootcause.core.triage")]
+    assert not any("rootcause.core.diagnosis" in graph[m] for m in triage)
+    assert _circles(graph) == []
+
+
+def test_the_circle_check_finds_a_circle() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert _circles(graph) == [["a", "b", "c"]]

@@ -228,7 +228,11 @@ def test_rc108_the_normalisers_own_patterns_are_linear() -> None:
         "NESTED": re.compile(r"^(?:\w+\s*)+:"),  # anchored, but a repeat inside a repeat
         "FRAMING": re.compile(r"^\[rank(?P<rank>\d+)\]:\s?"),  # anchored, one repeat level: fine
         "TABLE": [("path", re2.compile(r"(?:[\w.\-~]*/)+[\w.\-]+"))],  # RE2: fine
+        # token scanners, tried at every position: linear only when a branch's one unbounded repeat ends it
+        "TOKENS": re.compile(r"<[A-Za-z0-9_]{1,32}>|[A-Za-z_][A-Za-z0-9_]*"),
+        "TOKENS_OPEN": re.compile(r"<[A-Za-z0-9_]+>|[A-Za-z_][A-Za-z0-9_]*"),  # not provable by the rule: refused
+        "SCAN_THEN_LITERAL": re.compile(r"a+b"),  # 'aaaa…' rescans the run from every position: refused
     }
     found = check_normalisers({"src/x.py": namespace})
-    assert sorted(f.message.split(":")[0] for f in found) == ["NESTED", "OLD_PATH"]
+    assert sorted(f.message.split(":")[0] for f in found) == ["NESTED", "OLD_PATH", "SCAN_THEN_LITERAL", "TOKENS_OPEN"]
     assert all(f.code == "RC108" and f.path == "src/x.py" for f in found)

@@ -80,3 +80,18 @@ def test_no_kb_flag_skips_the_links() -> None:
     done = run_cli("triage", "-f", "json", "--no-kb", str(STRAGGLER))
     assert done.returncode == 0
     assert json.loads(done.stdout)["conclusion"]["finding_ids"] == []
+
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "gloo-allreduce-timeout" / "ranks"
+
+
+def test_diagnose_leads_with_the_verdict_on_the_readme_example() -> None:
+    """examples/README.md's triage example (a real DETAIL capture) reaches a verdict from its per-rank logs, and
+    `diagnose` states it before its findings."""
+    triage = run_cli("triage", "-f", "json", str(EXAMPLE))
+    c = json.loads(triage.stdout)["conclusion"]
+    assert (triage.returncode, c["kind"], c["guilty_ranks"]) == (0, "straggler", [1])
+    text = run_cli("diagnose", str(EXAMPLE)).stdout
+    assert text.index("Triage: Straggler (high confidence), look first at rank(s) 1") < text.index("\n1. ")
+    md = run_cli("diagnose", "-f", "md", str(EXAMPLE)).stdout
+    assert md.index("Triage: Straggler") < md.index("## 1. ")

@@ -13,7 +13,7 @@ import pytest
 from rootcause.core.normalize import strip_framing
 from rootcause.core.triage import extract as x
 from rootcause.core.triage.clock import last_time, line_time
-from rootcause.core.triage.state import _parse_exit
+from rootcause.core.triage.torchrun_report import parse_exit as _parse_exit
 
 
 def facts(line: str) -> list[x.Fact]:

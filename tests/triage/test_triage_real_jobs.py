@@ -79,3 +79,80 @@ def test_docs_explain_every_rule() -> None:
     doc = (TESTS.parent / "docs" / "triage.md").read_text(encoding="utf-8")
     missing = [rule for rule in RULES if f"| `{rule}`" not in doc]
     assert missing == []
+
+
+# -- the failure modes of scripts/modes.py (MODES.yaml): 4 and 8 ranks, two agents, restarts, DDP, DETAIL ----------
+MODES = yaml.safe_load((ROOT / "MODES.yaml").read_text(encoding="utf-8"))["runs"]
+# run -> (kind, rule that named the first rank); None: undecided, the guilty rank first among any candidates
+EXPECTED: dict[str, tuple[str, str] | None] = {
+    "early-exit/manual-4": ("straggler", "left-early"),
+    "early-exit/manual-4-detail": ("straggler", "left-early"),
+    "early-exit/ddp-8-logdir": ("straggler", "left-early"),
+    "early-exit/ddp-2x4": None,  # it was still in destroy_process_group when SIGTERMed: a ring-neighbour candidate
+    "early-exit/manual-8-tee": None,  # rank 7 printed no line the prefilter keeps and torchrun lists ranks 0-6 only
+    "self-exit/manual-4": ("crash-first", "exit-without-error"),
+    "self-exit/ddp-8": ("crash-first", "exit-without-error"),
+    "self-exit/manual-2x2-detail": ("crash-first", "exit-without-error"),
+    "init-world-size/manual-4": ("crash-first", "init-beyond-world"),
+    "init-world-size/manual-8-detail": ("crash-first", "init-beyond-world"),
+    "init-store/manual-4": ("straggler", "store-key-wait"),
+    "init-store/manual-2x2": ("straggler", "store-key-wait"),
+    "restart/manual-4": ("crash-first", "own-error-first"),
+    "restart/ddp-4": ("crash-first", "own-error-first"),
+    "restart/manual-8-detail-tee": ("crash-first", "own-error-first"),
+    "wrong-group/manual-4": ("desync", "not-in-group"),
+    "wrong-group/manual-4-detail": ("desync", "detail-fingerprint"),
+    "wrong-group/ddp-8": ("desync", "not-in-group"),
+    "dtype/manual-4": None,  # Gloo's size check: the ring sender first, then the receiver
+    "dtype/manual-4-detail": ("desync", "detail-fingerprint"),
+    "dtype/ddp-8": None,
+    "bcast-root/manual-4": None,  # the job did not fail (Gloo broadcast completed): the logged src is a candidate
+    "bcast-root/manual-4-detail": None,
+    "bcast-root/manual-8": None,
+    "reduce-root/manual-4": ("desync", "root-config-minority"),
+    "reduce-root/manual-8-detail": ("desync", "root-config-minority"),
+}
+
+
+def test_the_modes_cover_what_the_issue_asks() -> None:
+    assert len(MODES) >= 24 and {r["path"] for r in MODES} == set(EXPECTED)
+    assert {4, 8} <= {r["world_size"] for r in MODES}
+    assert {r["agents"] for r in MODES} == {1, 2} and any(r["max_restarts"] for r in MODES)
+    assert {r["style"] for r in MODES} == {"manual", "ddp"} and {r["detail"] for r in MODES} == {True, False}
+    assert {"logdir", "tee", "both"} <= {r["layout"] for r in MODES}
+    for r in MODES:
+        assert (ROOT / r["path"]).is_dir() and r["guilty_ranks"]
+
+
+def _never_innocent(c: object, truth: list[int], where: str) -> None:
+    kind, guilty, candidates = c.kind, c.guilty_ranks, c.candidates  # type: ignore[attr-defined]
+    if kind == "undecided":
+        assert not candidates or candidates[: len(truth)] == truth, (where, candidates)
+    else:
+        assert guilty == truth, (where, kind, guilty)
+
+
+@pytest.mark.parametrize("run", MODES, ids=[r["path"] for r in MODES])
+def test_failure_mode(run: dict[str, object]) -> None:
+    c = triage_paths(ROOT / str(run["path"])).conclusion
+    truth = list(run["guilty_ranks"])  # type: ignore[call-overload]
+    _never_innocent(c, truth, str(run["path"]))
+    expected = EXPECTED[str(run["path"])]
+    if expected is None:
+        assert c.kind == "undecided", c.summary
+    else:
+        assert (c.kind, c.named_ranks[0].rule) == expected, c.summary
+    if run["path"] == "early-exit/ddp-2x4":  # ranks 5 and 7 lost the same peer; rank 6 neighbours both
+        assert (c.candidates, c.named_ranks[0].rule) == ([6], "gloo-ring-neighbour")
+    for n in c.named_ranks:
+        assert n.rule in RULES and n.evidence_refs
+
+
+TEE_ALONE = [r for r in MODES if r["layout"] in ("both", "tee") and r["agents"] == 1]
+
+
+@pytest.mark.parametrize("run", TEE_ALONE, ids=[r["path"] for r in TEE_ALONE])
+def test_failure_mode_console_alone(run: dict[str, object]) -> None:
+    """torchrun's --tee console by itself: never an innocent rank."""
+    c = triage_paths(ROOT / str(run["path"]) / "console.log").conclusion
+    _never_innocent(c, list(run["guilty_ranks"]), str(run["path"]))  # type: ignore[call-overload]

@@ -97,14 +97,32 @@ def materialise(paths: list[str]) -> list[tuple[str, Path]]:
     return named
 
 
+def files_below(folder: Path) -> list[Path]:
+    """The files below a folder (hidden files left out), sorted. Walked with a stack, not recursion (a folder
+    1,000 levels deep is no error); links to folders are not followed (no loops)."""
+    found: list[Path] = []
+    todo = [folder]
+    while todo:
+        here = todo.pop()
+        try:
+            entries = list(os.scandir(here))
+        except OSError as exc:
+            raise UsageError(f"{here}: cannot read: {exc.strerror or exc}") from None
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                todo.append(Path(entry.path))
+            elif entry.is_file() and not entry.name.startswith("."):
+                found.append(Path(entry.path))
+    return sorted(found)
+
+
 def expand_paths(paths: list[str]) -> list[Path]:
     """Files as given; folders become the log files below them, in a stable order."""
     files: list[Path] = []
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            found = sorted(p for p in path.rglob("*") if p.is_file() and not p.name.startswith("."))
-            files.extend(found)
+            files.extend(files_below(path))
         elif path.is_file():
             files.append(path)
         else:

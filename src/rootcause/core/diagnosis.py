@@ -19,14 +19,23 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from pydantic import BaseModel, Field, PrivateAttr
+from pydantic import BaseModel, PrivateAttr
 
 from rootcause.core.advice import SHOWN_WORKAROUNDS, rank_workarounds
+from rootcause.core.findings import (
+    Candidate,
+    DeadEndView,
+    Finding,
+    InputSummary,
+    LineRef,
+    SourceInput,
+    WorkaroundView,
+)
 from rootcause.core.matching.backends import foreign_to, other_names
 from rootcause.core.matching.index import CompiledIndex
 from rootcause.core.matching.lexical import is_boilerplate
 from rootcause.core.matching.scan import Hit, ScanResult, SourceScanner, iter_text_chunks
-from rootcause.core.model import Entry, Role, Verification
+from rootcause.core.model import Entry, Role
 from rootcause.core.ordering import (
     grounded_first,
     unclassified_of,
@@ -35,7 +44,7 @@ from rootcause.core.ordering import (
 )
 from rootcause.core.triage.model import TriageReport
 from rootcause.core.unclassified import UnclassifiedException
-from rootcause.core.versions import Environment, Verdict, VersionVerdict, verdict
+from rootcause.core.versions import Environment, Verdict, verdict
 
 if TYPE_CHECKING:
     from rootcause.core.triage.engine import Triage
@@ -49,67 +58,6 @@ NEAREST_FLOOR = 0.25
 MAX_UNCLASSIFIED = 5
 MAX_LINES_PER_FINDING = 5
 ROLE_ORDER = {Role.CAUSE: 0, Role.SYMPTOM: 1, Role.WRAPPER: 2}
-
-
-class LineRef(BaseModel):
-    source: str
-    line: int
-    text: str
-    rank: int | None = None
-
-
-class WorkaroundView(BaseModel):
-    action: str
-    how: str
-    success_rate: float
-    basis: str
-    condition: str | None = None
-    support: str = "unknown"  # seen (the log shows the condition) / unknown / excluded (the environment fails it)
-    support_note: str | None = None
-
-
-class DeadEndView(BaseModel):
-    action: str
-    why_fails: str
-    fail_rate: float
-    basis: str
-
-
-class Finding(BaseModel):
-    id: str
-    signature: str
-    score: float = Field(ge=0, le=1)
-    confidence: str  # high / medium / low
-    matched_by: str  # pattern / lexical
-    generic: bool
-    role: str
-    count: int
-    ranks: list[int]
-    sources: list[str]
-    lines: list[LineRef]
-    params: dict[str, str]
-    param_values: dict[str, list[str]]
-    versions: VersionVerdict
-    root_cause: str
-    workarounds: list[WorkaroundView]
-    more_workarounds: int = 0  # further workarounds of the entry not listed here (rootcause show ID)
-    dead_ends: list[DeadEndView]
-    verification: str = Verification.COMMUNITY.value  # ai_generated: shown as unverified, AI-generated
-    consequence: bool = False  # seen only through lines the failure causes later (the failure's own line is absent)
-
-
-class Candidate(BaseModel):
-    id: str
-    signature: str
-    score: float
-    line: LineRef | None = None
-
-
-class InputSummary(BaseModel):
-    name: str
-    lines: int
-    bytes: int
-    rank: int | None = None
 
 
 class Diagnosis(BaseModel):
@@ -129,15 +77,6 @@ class Diagnosis(BaseModel):
     @property
     def triage_gap(self) -> bool:
         return self._triage_gap
-
-
-@dataclass
-class SourceInput:
-    """One input: a name (file path or "<stdin>"), its rank if known, and its bytes."""
-
-    name: str
-    chunks: Iterable[bytes]
-    rank: int | None = None
 
 
 def _confidence_label(score: float) -> str:
@@ -307,8 +246,9 @@ def diagnose_sources(
 
     nearest: list[Candidate] = []
     nearest_best: dict[str, Candidate] = {}
+    pattern_lines = {(src, hit.line) for g in groups.values() for src, hit in g.hits}
     for order, source_name, line_no, raw, clean, rank in lexical_lines:
-        if is_boilerplate(clean):
+        if (source_name, line_no) in pattern_lines or is_boilerplate(clean):
             continue  # a frame line or a traceback header says nothing about the cause
         foreign = foreign_to(clean)
         for entry_id, sim in index.lexical.search(clean, limit=3):

@@ -5,7 +5,8 @@ is cut at a terminal's edge: ``failed (exitcode: 1) local_rank: 0 (pid: 840146)`
 entry's pattern goes on with `` of binary:``. For every single-line pattern, the *truncated* form matches when
 the line ends at a word boundary anywhere after the pattern's stable head (the first ``MIN_HEAD`` literal
 characters and ``MIN_WORDS`` words, taken whole atom by atom): every parameter capture after the head is in
-effect optional. A truncated form that two entries share names neither, and is dropped.
+effect optional. A truncated form that two entries share names neither, and is dropped. Truncated forms are
+tried on small inputs (pastes) only, after the scan (``SourceScanner.finish``): logs are not cut.
 """
 
 from __future__ import annotations

@@ -75,17 +75,22 @@ class CompiledIndex:
                 self.patterns.append(
                     CompiledPattern(entry.id, p.regex, p.window, names, rx, specificity, p.consequence)
                 )
-        # a message's stable head on its own (a paste cut after the first sentence): core/matching/heads.py
+        # a message's stable head on its own (a paste cut short): core/matching/heads.py. These come last and stay
+        # out of the hyperscan database and the window sets: only small inputs (pastes) are tried against them,
+        # line by line, after the scan (SourceScanner.finish), so a big log's scan halts no more often.
+        self.n_scanned = len(self.patterns)
         for entry_id, regex, consequence in derive_heads(list(self.entries.values())):
             names, rx = tuple(group_names(regex)), compile_re2(regex)
             self.patterns.append(CompiledPattern(entry_id, regex, 1, names, rx, MIN_HEAD, consequence, truncated=True))
-        self.windows = sorted({p.window for p in self.patterns})
+        scanned = self.patterns[: self.n_scanned]
+        self.windows = sorted({p.window for p in scanned})
         self.max_window = max(self.windows, default=1)
-        self._window_of = [p.window for p in self.patterns]
+        self._window_of = [p.window for p in scanned]
+        self._truncated_set: tuple[Any, list[int]] | None = None
         self._sets: dict[int, tuple[Any, list[int]]] = {}  # RE2 sets, built when first needed
         self.lexical = lexical if lexical is not None else LexicalIndex.build(self._lexical_docs())
         # after the canon's patterns: errorish, env, then triage's keywords (one id each)
-        n = len(self.patterns)
+        n = self.n_scanned
         self.special_ids = {"errorish": n, "env": n + 1, "triage": n + 2}
         self.hs_db = self._load_or_build_hyperscan(hs_blob)
         # the prototype scratch space: every scan clones its own, so scans may run in parallel
@@ -104,7 +109,7 @@ class CompiledIndex:
             return None
         if blob is not None:
             return hyperscan.loadb(blob, hyperscan.HS_MODE_BLOCK)
-        sources = [prefilter_source(p.regex) for p in self.patterns]
+        sources = [prefilter_source(p.regex) for p in self.patterns[: self.n_scanned]]
         sources += [ERRORISH_REGEX, ENV_HINT_REGEX]
         sources += [re.escape(k.decode()) for k in TRIAGE_KEYWORDS]
         flags = hyperscan.HS_FLAG_MULTILINE | hyperscan.HS_FLAG_PREFILTER | hyperscan.HS_FLAG_ALLOWEMPTY
@@ -127,7 +132,7 @@ class CompiledIndex:
             try:
                 db.compile(expressions=[src.encode()], ids=[0], elements=1, flags=[flags])
             except hyperscan.error:
-                owner = self.patterns[i].entry_id if i < len(self.patterns) else "built-in"
+                owner = self.patterns[i].entry_id if i < self.n_scanned else "built-in"
                 return f"{owner}: {src!r}"
         return "a pattern"
 
@@ -144,7 +149,7 @@ class CompiledIndex:
         """
         if self.hs_db is not None and scratch is not None:
             found: set[int] = set()
-            n = len(self.patterns)
+            n = self.n_scanned
             window_of = self._window_of
 
             def on_match(pattern_id: int, _from: int, _to: int, _flags: int, _ctx: object) -> None:
@@ -160,7 +165,7 @@ class CompiledIndex:
         """Indexes of the patterns of every window size that may match the cleaned text (hyperscan only):
         one scan serves every window whose text is the same."""
         found: set[int] = set()
-        n = len(self.patterns)
+        n = self.n_scanned
 
         def on_match(pattern_id: int, _from: int, _to: int, _flags: int, _ctx: object) -> None:
             if pattern_id < n:
@@ -173,13 +178,26 @@ class CompiledIndex:
         built = self._sets.get(window)
         if built is None:
             rset = re2.Set.SearchSet(_set_options(len(self.patterns)))
-            members = [i for i, p in enumerate(self.patterns) if p.window == window]
+            members = [i for i, p in enumerate(self.patterns[: self.n_scanned]) if p.window == window]
             for i in members:
                 rset.Add(self.patterns[i].regex)
             if members:
                 rset.Compile()
             built = self._sets[window] = (rset, members)
         return built
+
+    def truncated_candidates(self, text: str) -> list[int]:
+        """Indexes of the truncated patterns (a message cut after its stable head) that match a cleaned line."""
+        if self._truncated_set is None:
+            rset = re2.Set.SearchSet(_set_options(len(self.patterns)))
+            members = list(range(self.n_scanned, len(self.patterns)))
+            for i in members:
+                rset.Add(self.patterns[i].regex)
+            if members:
+                rset.Compile()
+            self._truncated_set = (rset, members)
+        rset, members = self._truncated_set
+        return [members[i] for i in (rset.Match(text) or ())] if members else []
 
     def confirm(self, pattern_index: int, text: str) -> dict[str, str] | None:
         """Run the real RE2 pattern; return its named groups, or None when it misses."""
@@ -193,7 +211,7 @@ class CompiledIndex:
 def database_layout() -> str:
     """What the compiled hyperscan database holds besides the canon's patterns, and in which order: a change
     (a triage keyword added, an id moved) changes the index cache key, so a stale database is never loaded."""
-    parts = ["layout 3", "patterns", "heads 2", "errorish", ERRORISH_REGEX, "env", ENV_HINT_REGEX, "triage"]
+    parts = ["layout 3", "patterns", "heads 3", "errorish", ERRORISH_REGEX, "env", ENV_HINT_REGEX, "triage"]
     parts += [k.decode() for k in TRIAGE_KEYWORDS]
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:16]
 

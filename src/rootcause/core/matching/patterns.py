@@ -123,19 +123,50 @@ def _nested_repeat(items: object, inside: bool = False) -> bool:
     return False
 
 
+_BOUNDED_REPEAT = 64  # a repeat with at most this many steps costs a constant per attempt
+
+
+def _token_scanner(items: object) -> bool:
+    """A pattern tried at every position that still runs in linear time: a top-level alternation of
+    branches, each a sequence of single characters and bounded repeats of one character, where only the
+    last element of a branch may be an unbounded repeat of one character (``[A-Za-z_][A-Za-z0-9_]*``).
+
+    A failing attempt then costs at most a constant (the bounded prefix), and a succeeding one costs what
+    it consumes, so findall, split and sub are linear in the input."""
+    from re import _constants as c  # type: ignore[attr-defined]
+
+    single = (c.LITERAL, c.NOT_LITERAL, c.IN, c.ANY)
+    seq = list(items)  # type: ignore[call-overload]
+    branches = list(seq[0][1][1]) if len(seq) == 1 and seq[0][0] == c.BRANCH else [seq]
+    for branch in branches:
+        steps = list(branch)
+        for index, (op, arg) in enumerate(steps):
+            if op in single or op == c.AT:
+                continue
+            if op not in (c.MAX_REPEAT, c.POSSESSIVE_REPEAT) or len(arg[2]) != 1 or arg[2][0][0] not in single:
+                return False
+            last = index == len(steps) - 1
+            if not last and (arg[1] == c.MAXREPEAT or arg[1] > _BOUNDED_REPEAT):
+                return False
+    return True
+
+
 def backtracking_risk(pattern: object) -> str | None:
     """Why a pattern may take more than linear time on hostile input, or None.
 
     RE2 never backtracks. A pattern on Python's backtracking ``re`` passes only when it is anchored
     at the start (it is tried at one position, not at every one) and holds no repeat inside a
-    repeat; anything else belongs on RE2."""
+    repeat, or when it is a token scanner (``_token_scanner``); anything else belongs on RE2."""
     if isinstance(pattern, re2._Regexp):
         return None
     assert isinstance(pattern, re.Pattern)
     source = pattern.pattern if isinstance(pattern.pattern, str) else pattern.pattern.decode("latin-1")
-    if not source.startswith(("^", "\\A")):
-        return "runs on Python's backtracking re and is tried at every position: use RE2"
     from re import _parser  # type: ignore[attr-defined]
+
+    if not source.startswith(("^", "\\A")):
+        if _token_scanner(_parser.parse(source, pattern.flags)):
+            return None
+        return "runs on Python's backtracking re and is tried at every position: use RE2"
 
     if _nested_repeat(_parser.parse(source, pattern.flags)):
         return "a repeat inside a repeat backtracks exponentially: use RE2 or a possessive repeat"

@@ -116,6 +116,7 @@ class SourceScanner:
             self._carry = b""
         if self._small is not None:
             self._repair_wrapped(self._small)
+            self._match_truncated(self._small)
         self.result.errorish = self._errorish_lines()
         return self.result
 
@@ -416,6 +417,23 @@ class SourceScanner:
                 if window == 1:
                     self._single_hit_lines.add(line_no)
         return matched
+
+    def _match_truncated(self, lines: list[str]) -> None:
+        """A paste cut short: each line that no pattern matched, tried against the truncated patterns (small
+        inputs only; core/matching/heads.py). A line pasted inside a JSON string is tried against every
+        one-line pattern too: the raw text's escapes hid it from the scan."""
+        matched_lines = {h.line for h in self.result.hits}
+        for n, line in enumerate(lines, start=1):
+            if n in matched_lines or len(self.result.hits) >= self._max_hits:
+                continue
+            clean = strip_framing(line[:MAX_LINE])
+            found = self.index.truncated_candidates(clean.text)
+            if line.count("\\n") >= 2:
+                found += self.index.candidates(clean.text, 1, self._scratch)
+            for p in found:
+                params = self.index.confirm(p, clean.text)
+                if params is not None:
+                    self.result.hits.append(Hit(p, n, n, line[:2000], clean.text[:2000], params, clean.rank))
 
     def _repair_wrapped(self, lines: list[str]) -> None:
         """Terminals wrap long lines at a fixed width, users and mail clients between words; rejoin and match

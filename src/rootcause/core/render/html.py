@@ -106,8 +106,27 @@ NOTICES = {
 }
 
 
-def _first_fix(entry: Entry, lang: Lang) -> dict[str, Any] | None:
-    """The workaround most likely to help, for the short block above the page's detail."""
+REVIEWED_FIRST = {
+    "en": "This entry is unverified. Start with the reviewed entry for the same failure:",
+    "zh": "本条目尚未核实。请先看同一故障的已审核条目：",
+}
+
+
+def _first_fix(entry: Entry, lang: Lang, root: str) -> dict[str, Any] | None:
+    """The workaround most likely to help, for the short block above the page's detail.
+
+    An AI-generated entry does not promote its own unverified advice there: when it names the same failure
+    as other entries (``same-as``), the block sends the reader to those first (they rank above it in a
+    diagnosis too, docs/ranking.md)."""
+    if entry.verification.value == "ai_generated":
+        same = [r.id for r in entry.related if r.type.value == "same-as"]
+        if same:
+            return {
+                "heading": FIRST_FIX[lang],
+                "reviewed_intro": REVIEWED_FIRST[lang],
+                "reviewed": [{"id": i, "href": entry_href(i, root, lang)} for i in same],
+                "more": MORE_FIXES[lang].format(n=len(entry.workarounds)),
+            }
     if not entry.workarounds:
         return None
     w = max(entry.workarounds, key=lambda w: w.success_rate.value)
@@ -194,7 +213,7 @@ def entry_context(
         # the original message, as logs print it; on a Chinese page its translation beside it
         "signature": entry.signature,
         "signature_translation": entry.signature_zh if lang == "zh" else None,
-        "first_fix": _first_fix(entry, lang),
+        "first_fix": _first_fix(entry, lang, root),
         "notice": _notice(entry, lang),
         "withdrawn": entry.withdrawn.isoformat() if entry.withdrawn else None,
         "tags": _tags(entry),

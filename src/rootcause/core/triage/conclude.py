@@ -13,15 +13,25 @@ Order of the questions:
 from __future__ import annotations
 
 from rootcause.core.triage.causes import crashed_silently, first_cause
+from rootcause.core.triage.departures import (
+    config_verdict,
+    exit_without_error,
+    init_failure,
+    left_early,
+    not_in_group,
+    ring_neighbour,
+    root_config,
+)
 from rootcause.core.triage.desync import desync
 from rootcause.core.triage.flight_verdict import flight_straggler, missing_dump_candidates
 from rootcause.core.triage.resolve import Resolved
 from rootcause.core.triage.rules import RULES
-from rootcause.core.triage.state import Ev
+from rootcause.core.triage.state import Ev, RankAcc
 from rootcause.core.triage.verdict import (
     EXTERNAL,
     Named,
     Verdict,
+    earlier,
     hosts_of,
     on_hosts,
     pick_evidence,
@@ -50,6 +60,20 @@ ALL_LOGS = (
     "Keep one log per rank: `torchrun --log-dir DIR --redirects 3 --tee 3` writes DIR/<run>/attempt_<n>/<local rank>/"
     "{stdout,stderr}.log on every node."
 )
+
+
+def _lost_peer_first(res: Resolved, st: RankAcc, waiting: list[int]) -> bool:
+    """Its error is a lost peer that came before another rank's timeout (in the same log): a peer had already gone,
+    so this rank is a victim, not a straggler that woke up after the others had died."""
+    if st.first_cascade is None or st.first_cascade[1].category != "peer":
+        return False
+    lost = st.first_cascade[0]
+    for r in waiting:
+        w = res.ranks[r]
+        first = w.timeouts[0][0] if w.timeouts else w.first_cascade[0] if w.first_cascade else None
+        if first is not None and earlier(lost, first):
+            return True
+    return False
 
 
 def _straggler(res: Resolved) -> Verdict | None:
@@ -139,7 +163,7 @@ def _straggler(res: Resolved) -> Verdict | None:
         if ref is not None and st.status is not None and (st.status[1].enqueued or -1) >= ref.seq:
             continue
         alive = st.exit_ev is not None or st.dump is not None or st.status is not None
-        if not alive:
+        if not alive or _lost_peer_first(res, st, waiting):
             continue
         (quiet if st.first_cascade is not None else silent).append(r)
     candidates = silent or quiet
@@ -216,6 +240,21 @@ def _undecided(res: Resolved) -> Verdict:
     if v.named:
         who = ranks_word([n.rank for n in v.named]).capitalize()
         v.summary += f" {who} left no Flight Recorder dump: they may have died first."
+    config = root_config(res)
+    if config is not None:
+        odd, text, cevs = config
+        v.summary += f" {text}"
+        v.evidence = cevs + v.evidence
+        v.named = [Named(r, "candidate", "root-config-minority", RULES["root-config-minority"], cevs[:2]) for r in odd]
+    ring = ring_neighbour(res) if not v.named else None
+    if ring is not None:
+        r, revs = ring
+        v.summary += (
+            f" Ranks that lost their connection to one and the same peer all neighbour rank {r} in Gloo's ring: it may "
+            "have left first."
+        )
+        v.evidence = revs + v.evidence
+        v.named = [Named(r, "candidate", "gloo-ring-neighbour", RULES["gloo-ring-neighbour"], revs[:3])]
     return v
 
 
@@ -304,8 +343,21 @@ def _statuses(res: Resolved, v: Verdict) -> dict[int, str]:
     return out
 
 
+def _first(res: Resolved) -> Verdict:
+    """The questions, in order; see the module docstring. A desync found only from where the stacks stopped gives
+    way to a logged root setting or a not-in-group warning; an undecided desync, to any rule that decides."""
+    d = desync(res)
+    if d is not None and d.kind != "undecided" and not (d.named and d.named[0].rule == "stack-minority"):
+        return d
+    if d is not None and d.kind != "undecided":
+        return config_verdict(res) or not_in_group(res) or d
+    v = config_verdict(res) or not_in_group(res) or init_failure(res) or first_cause(res)
+    v = v or exit_without_error(res) or left_early(res) or flight_straggler(res) or _straggler(res)
+    return v or d or _undecided(res)
+
+
 def conclude(res: Resolved) -> Verdict:
-    v = desync(res) or first_cause(res) or flight_straggler(res) or _straggler(res) or _undecided(res)
+    v = _first(res)
     _name_ranks(res, v)
     v.detected = _detected(res)
     v.suggestions = _suggestions(res, v)

@@ -40,24 +40,28 @@ def _describe_groups(groups: dict[tuple[object, ...], list[int]], fmt: str) -> s
     return "; ".join(parts)
 
 
+def _shape(shape: str | None, dtype: str | None) -> str:
+    return (shape or "") + (f" {dtype}" if dtype else "")
+
+
 def desync(res: Resolved) -> Verdict | None:
     # ProcessGroupWrapper fingerprints (TORCH_DISTRIBUTED_DEBUG=DETAIL)
-    own: dict[int, tuple[int, str, str | None, Ev]] = {}
-    said: dict[int, tuple[int, str, str | None, Ev]] = {}
+    own: dict[int, tuple[int, str, str, Ev]] = {}
+    said: dict[int, tuple[int, str, str, Ev]] = {}
     for st in res.ranks.values():
         for ev, fp in st.fingerprints:
-            own.setdefault(fp.rank, (fp.seq, fp.op, fp.shape, ev))
-            said.setdefault(fp.other_rank, (fp.other_seq, fp.other_op, fp.other_shape, ev))
+            own.setdefault(fp.rank, (fp.seq, fp.op, _shape(fp.shape, fp.dtype), ev))
+            said.setdefault(fp.other_rank, (fp.other_seq, fp.other_op, _shape(fp.other_shape, fp.other_dtype), ev))
     for r, item in said.items():
         own.setdefault(r, item)
     if len(own) >= 2:
         groups: dict[tuple[object, ...], list[int]] = {}
         for r, (seq, op, shape, _) in own.items():
-            groups.setdefault((seq, op, shape or ""), []).append(r)
+            groups.setdefault((seq, op, shape), []).append(r)
         if len(groups) > 1:
             guilty, clear = _majority(groups)
             seqs = sorted({seq for seq, _, _, _ in own.values()})
-            what = "operation" if len({op for _, op, _, _ in own.values()}) > 1 else "tensor shapes"
+            what = "operation" if len({op for _, op, _, _ in own.values()}) > 1 else "tensor shapes or dtypes"
             summary = (
                 f"Ranks called different collectives at sequence number {', '.join(map(str, seqs))} "
                 f"(different {what}): {_describe_groups(groups, 'ran {1} [{2}] (SeqNum {0})')}. "
@@ -134,6 +138,9 @@ def desync(res: Resolved) -> Verdict | None:
     return stack_desync(res) or gloo_size_check(res)
 
 
+ROOTED = {"reduce", "gather"}  # many-to-one: the rank left waiting in it may be the innocent root
+
+
 def stack_desync(res: Resolved) -> Verdict | None:
     """Ranks whose tracebacks show them in different collectives, or calling one from different lines."""
     stacks = {r: st.stack for r, st in res.ranks.items() if st.stack is not None}
@@ -146,6 +153,9 @@ def stack_desync(res: Resolved) -> Verdict | None:
     if len(groups) < 2:
         return None
     odd, clear = _majority(groups)
+    rooted = sorted({stacks[r][1].collective for r in odd} & ROOTED)  # type: ignore[index]
+    if rooted:
+        clear = False  # the ranks that only send have returned: the root itself is among the ranks left in it
     parts = []
     for _, members in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[1])):
         parts.append(f"{ranks_word(members)} {stacks[members[0]][1].where()}")  # type: ignore[index]
@@ -161,7 +171,12 @@ def stack_desync(res: Resolved) -> Verdict | None:
         summary += f"{ranks_word(odd).capitalize()} ran a different program path than the others (a desync)."
         v = Verdict("desync", summary, odd, hosts_of(res, odd), "medium", "/".join(sorted({k[0] for k in groups})), evs)
     else:
-        summary += "With no majority, the stacks cannot tell which side took the wrong path."
+        summary += (
+            f"{', '.join(rooted)} returns early on the ranks that only send, so its root is among the ranks left "
+            "in it: the stacks cannot tell which rank took the wrong path."
+            if rooted
+            else "With no majority, the stacks cannot tell which side took the wrong path."
+        )
         v = Verdict("undecided", summary, [], [], "low", None, evs, [DETAIL_HINT])
     v.named = named
     return v

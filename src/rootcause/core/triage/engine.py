@@ -24,7 +24,7 @@ from rootcause.core.triage.resolve import resolve
 from rootcause.core.triage.state import Accumulator
 
 if TYPE_CHECKING:
-    from rootcause.core.diagnosis import Finding, SourceInput
+    from rootcause.core.findings import Finding, SourceInput
 
 _PREFILTER: Prefilter | None = None
 

@@ -13,58 +13,26 @@ A dump is one file per rank, written by ProcessGroupNCCL's dump-on-timeout (or o
                   "output_sizes", "output_dtypes", "state": "scheduled|started|completed", "is_p2p",
                   "timeout_ms", "duration_ms", "retired", "frames": [{"name", "filename", "line"}]}]}
 
-Pickle (the default) or JSON. This is hostile input: the pickle is read by an Unpickler that refuses
-every global (only the opcodes of plain dicts, lists, tuples, strings, numbers, booleans and None can
-run), sizes and counts are bounded, and anything else is one `DumpError`.
+Pickle (the default) or JSON. This is hostile input: `flight_load` reads it with bounded work and memory
+(no globals, capped opcodes, memo and keys; values rendered to bounded text), and the comparison works in
+the number of entries, never in the span of their sequence ids; anything else is one `DumpError`.
 """
 
 from __future__ import annotations
 
 import json
-import pickle
 import re
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from rootcause.errors import UsageError
+from rootcause.core.triage.flight_load import MAX_DUMP_BYTES as MAX_DUMP_BYTES  # re-exported
+from rootcause.core.triage.flight_load import DumpError, load_object, render
 
-MAX_DUMP_BYTES = 64 << 20
 MAX_ENTRIES = 200_000
 MAX_GROUPS = 4096
+MAX_RANKS = 1 << 20  # members of a group, or the world size, taken into account for missing dumps
 _RANK_AT_END = re.compile(r"(\d{1,7})(?:\.(?:json|pkl|pickle|bin))?$")
-
-
-class DumpError(UsageError):
-    """A file that is not a readable Flight Recorder dump (one line: what is wrong)."""
-
-
-class _NoGlobals(pickle.Unpickler):
-    """Plain containers and scalars only: any global (a class, a function such as os.system) is refused."""
-
-    def find_class(self, module: str, name: str) -> Any:
-        raise DumpError(f"refused to load a pickle global ({module}.{name}): not a plain Flight Recorder dump")
-
-    def persistent_load(self, pid: Any) -> Any:
-        raise DumpError("refused a pickle persistent id: not a plain Flight Recorder dump")
-
-
-class _Reader:
-    """The file-like view of bytes the Unpickler reads from (read and readline only)."""
-
-    def __init__(self, data: bytes) -> None:
-        self._data = data
-        self._pos = 0
-
-    def read(self, n: int = -1) -> bytes:
-        end = len(self._data) if n < 0 else self._pos + n
-        out = self._data[self._pos : end]
-        self._pos += len(out)
-        return out
-
-    def readline(self) -> bytes:
-        nl = self._data.find(b"\n", self._pos)
-        return self.read(-1 if nl < 0 else nl + 1 - self._pos)
 
 
 def looks_like_dump(head: bytes) -> bool:
@@ -85,18 +53,7 @@ def rank_from_name(name: str) -> int | None:
 
 def load_dump(data: bytes, name: str) -> dict[str, Any]:
     """Pickle or JSON into a dict, or DumpError."""
-    if len(data) > MAX_DUMP_BYTES:
-        raise DumpError(f"{name}: {len(data)} bytes, more than the {MAX_DUMP_BYTES} a Flight Recorder dump may have")
-    try:
-        obj = _NoGlobals(_Reader(data)).load() if data[:1] == b"\x80" else json.loads(data.decode("utf-8"))
-    except DumpError as exc:
-        raise DumpError(f"{name}: {exc}") from None
-    except RecursionError:
-        raise DumpError(f"{name}: nested too deeply to be a Flight Recorder dump") from None
-    except (pickle.UnpicklingError, ValueError, EOFError, TypeError, IndexError, KeyError, AttributeError) as exc:
-        raise DumpError(f"{name}: not a Flight Recorder dump ({type(exc).__name__}: {str(exc)[:200]})") from None
-    except MemoryError:
-        raise DumpError(f"{name}: too large to read") from None
+    obj = load_object(data, name)
     if not isinstance(obj, dict) or not isinstance(obj.get("entries"), list):
         raise DumpError(f"{name}: not a Flight Recorder dump (no 'entries' list at the top level)")
     if len(obj["entries"]) > MAX_ENTRIES:
@@ -136,8 +93,7 @@ class Dump:
 
 
 def _s(value: Any, limit: int = 200) -> str:
-    text = json.dumps(value, default=str) if not isinstance(value, str) else value
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return render(value, limit)
 
 
 def _int(value: Any) -> int | None:
@@ -147,6 +103,18 @@ def _int(value: Any) -> int | None:
         return value
     if isinstance(value, str) and value.lstrip("-").isdigit() and len(value) < 19:
         return int(value)
+    return None
+
+
+def _ranks(value: Any) -> list[int] | None:
+    """A group's `ranks`: a list of ints, or its JSON text ("[0, 1]"); None when it is neither."""
+    if isinstance(value, str) and len(value) < 1 << 20:
+        try:
+            value = json.loads(value)
+        except (ValueError, RecursionError):
+            return None
+    if isinstance(value, list) and len(value) <= MAX_RANKS and all(type(r) is int for r in value):
+        return value
     return None
 
 
@@ -161,9 +129,8 @@ def parse_dump(data: bytes, name: str, rank: int | None = None) -> Dump:
     if isinstance(config, dict):
         for key, pg in list(config.items())[:MAX_GROUPS]:
             if isinstance(pg, dict):
-                ranks = pg.get("ranks")
-                parsed = json.loads(ranks) if isinstance(ranks, str) and len(ranks) < 1 << 20 else ranks
-                if isinstance(parsed, list) and all(isinstance(r, int) for r in parsed):
+                parsed = _ranks(pg.get("ranks"))
+                if parsed is not None:
                     dump.pg_ranks[_s(pg.get("name", key), 100)] = parsed
     for i, e in enumerate(obj["entries"]):
         if not isinstance(e, dict):
@@ -251,8 +218,8 @@ def compare(dumps: dict[int, Dump], world: int | None = None) -> FlightReport:
         start = max(min(ops) for ops in per_rank.values())
         last = {r: max(ops) for r, ops in per_rank.items()}
         frontier = max(last.values())
-        if not p2p:
-            for seq in range(start, frontier + 1):
+        if not p2p:  # the sequence ids present, in order: never the span between them (0 and 10**17)
+            for seq in sorted({s for ops in per_rank.values() for s in ops if s >= start}):
                 have = {r: ops[seq] for r, ops in per_rank.items() if seq in ops}
                 if len(have) < 2:
                     continue
@@ -280,7 +247,9 @@ def compare(dumps: dict[int, Dump], world: int | None = None) -> FlightReport:
     for d in dumps.values():
         for ranks in d.pg_ranks.values():
             members |= set(ranks)
-    if world:
+            if len(members) > MAX_RANKS:
+                break
+    if world and world <= MAX_RANKS:
         members |= set(range(world))
     missing = sorted(members - set(dumps)) if dumps else []
     return FlightReport(dumps, first, behind, missing)

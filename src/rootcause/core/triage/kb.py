@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from rootcause.core.triage.model import TriageReport
 
 if TYPE_CHECKING:
-    from rootcause.core.diagnosis import Finding
+    from rootcause.core.findings import Finding
 
 ROLE_ORDER = {"cause": 0, "symptom": 1, "wrapper": 2}
 MAX_LINES = 64

@@ -72,6 +72,8 @@ def _folder(name: str) -> str:
 
 def _resolve_key(acc: Accumulator, key: Key, src_rank: dict[int, int], pid_rank: dict[int, int]) -> int | None:
     kind = key[0]
+    if kind == "a":  # a later attempt's line: dropped when the inputs hold the first attempt too
+        return None if acc.restarted else _resolve_key(acc, key[2], src_rank, pid_rank)  # type: ignore[arg-type]
     if kind == "g":
         return key[1]  # type: ignore[return-value]
     if kind == "s":
@@ -109,7 +111,20 @@ def _pid_ranks(acc: Accumulator) -> dict[int, int]:
     return out
 
 
+def _first_attempt_only(acc: Accumulator) -> None:
+    """With restarts, the first attempt's first failure is the root: the later attempts' failures (a stale store,
+    re-initialisation errors on every rank) and torchrun's report of the last attempt are its consequences."""
+    if not acc.restarted:
+        return
+    acc.failures = [rec for rec in acc.failures if rec.attempt == 0]
+    acc.lagging = [item for item in acc.lagging if item[0].key[0] != "a"]
+    acc.barriers = [item for item in acc.barriers if item[0].key[0] != "a"]
+    acc.ras = [item for item in acc.ras if item[0].key[0] != "a"]
+    acc.death_signals = [ev for ev in acc.death_signals if ev.key[0] != "a"]
+
+
 def resolve(acc: Accumulator) -> Resolved:
+    _first_attempt_only(acc)
     src_rank = _source_ranks(acc)
     pid_rank = _pid_ranks(acc)
     key_rank: dict[Key, int | None] = {}
@@ -122,7 +137,8 @@ def resolve(acc: Accumulator) -> Resolved:
         key_rank[key] = rank
         state = acc.keys[key]
         if rank is None:
-            orphans.append(state)
+            if key[0] != "a":
+                orphans.append(state)
             continue
         if rank in ranks:
             ranks[rank].absorb(state)

@@ -19,7 +19,15 @@ RULES: dict[str, str] = {
     "(gloo/allreduce.cc: recvRank = rank + 1), so the sender of the oversized message is a suspect",
     "gloo-size-receiver": "Gloo's size check fired on this rank: it expected a smaller message, which is also "
     "what a rank whose own tensor is smaller expects",
+    "not-in-group": "PyTorch warned that the rank called a collective with a group it does not belong to; the "
+    "call was skipped, so the rank ran one collective fewer than the others",
+    "root-config-minority": "the rank logged a root setting (broadcast_src, reduce_dst …) that differs from the "
+    "value every other rank logged",
     # what happened first
+    "exit-without-error": "the rank exited with a non-zero code of its own (not a signal) and its log holds no "
+    "error, while the others timed out or lost their peer: it stopped itself",
+    "init-beyond-world": "at initialisation the rank waited for the store key of a rank beyond the job's world "
+    "size: it was given a wrong world size or rank",
     "own-error-first": "the rank failed with an error of its own (not a timeout, a lost peer or a tear-down) "
     "before the others' timeouts",
     "silent-crash": "the process died of SIGSEGV/SIGBUS/SIGILL/SIGFPE, or a SIGABRT no watchdog explains, with "
@@ -36,8 +44,14 @@ RULES: dict[str, str] = {
     "flight-recorder-behind": "its Flight Recorder dump stops before the sequence id the other ranks reached",
     "flight-recorder-missing": "every other rank left a Flight Recorder dump and this one did not (it may have "
     "died first)",
+    "left-early": "torchrun's failure report lists every other rank of its agent but not this one (exit code 0), "
+    "its log shows no error, and the others timed out or lost their peer in the next collective",
+    "store-key-wait": "at initialisation several ranks timed out waiting in the store for this rank's key: it "
+    "never joined the process group",
     "no-timeout-alive": "the rank was alive to the end but never timed out while the others did: it never "
     "reached the collective",
+    "gloo-ring-neighbour": "candidate: ranks that lost their connection to one and the same peer address all "
+    "neighbour this rank in Gloo's ring (rank - 1, rank + 1)",
     "missing-log": "every rank with a log reached the collective; the rank left no log",
     # undecided
     "waiting-rank": "the rank reported the failure (a timeout or an error) but the logs do not show who caused it",

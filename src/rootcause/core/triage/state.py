@@ -10,53 +10,25 @@ Everything kept is bounded: a few events per rank and kind, a capped set of time
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from rootcause.core.normalize import parameterise, strip_framing
 from rootcause.core.triage import extract as x
 from rootcause.core.triage.clock import last_time, line_time
+from rootcause.core.triage.events import Ev, Key
 from rootcause.core.triage.stacks import MAX_FRAMES, Stack, is_c10d, stack_of
+from rootcause.core.triage.torchrun_report import SIGNALS, FailureRecord, exit_summary, failure_record
 
-Key = tuple[object, ...]
 MAX_TEXT = 500
 MAX_PER_KIND = 4
 MAX_GROUPS = 300
 MAX_GROUP_KEYS = 8192
 MAX_GLOBAL = 64
-SIGNALS = {
-    1: "SIGHUP",
-    2: "SIGINT",
-    3: "SIGQUIT",
-    4: "SIGILL",
-    6: "SIGABRT",
-    7: "SIGBUS",
-    8: "SIGFPE",
-    9: "SIGKILL",
-    11: "SIGSEGV",
-    13: "SIGPIPE",
-    15: "SIGTERM",
-}
-
-
-@dataclass(slots=True)
-class Ev:
-    """One candidate line, as evidence.
-
-    ``t`` is the line's own timestamp; a line without one gets only ``lo``, a lower bound: the latest
-    timestamp before it in the same input. Orderings that decide a conclusion use ``t`` only.
-    """
-
-    src: int
-    line: int
-    text: str
-    t: float | None
-    lo: float | None
-    shown: str | None
-    kind: str
-    key: Key
-
-    def order(self) -> tuple[int, float, int, int]:
-        return (0 if self.lo is None else 1, self.lo or 0.0, self.src, self.line)
+MAX_ROOTS = 8
+# torchrun's log prefix, "E1205 13:15:43.400000 22922 …": the agent's pid
+_GLOG_PID = re.compile(r"(?:^|\s)[EWIF]\d{4} [\d:.]{6,20} (\d{1,9}) ")
+_ATTEMPT = re.compile(r"(?:^|[/\\])attempt_(\d{1,4})[/\\]")
 
 
 @dataclass
@@ -90,6 +62,9 @@ class RankAcc:
     ips: list[str] = field(default_factory=list)
     last: Ev | None = None
     frames: list[tuple[Ev, x.Frame]] = field(default_factory=list)  # the traceback being read
+    not_in_group: tuple[Ev, x.NotInGroup] | None = None
+    store_wait: tuple[Ev, x.StoreWait] | None = None
+    roots: dict[str, tuple[int, Ev]] = field(default_factory=dict)  # a logged root setting -> (value, line)
     stack: tuple[Ev, Stack, list[Ev]] | None = None  # the first stack that shows the rank in a collective
 
     def absorb(self, o: RankAcc) -> None:
@@ -100,7 +75,16 @@ class RankAcc:
         self.has_log |= o.has_log
         self.root_cause_block |= o.root_cause_block
         self.sources = sorted(set(self.sources) | set(o.sources))[:8]
-        for name in ("first_error", "first_own", "first_cascade", "desync_at", "size_mismatch", "stack"):
+        for name in (
+            "first_error",
+            "first_own",
+            "first_cascade",
+            "desync_at",
+            "size_mismatch",
+            "stack",
+            "not_in_group",
+            "store_wait",
+        ):
             mine, theirs = getattr(self, name), getattr(o, name)
             if theirs is not None and (mine is None or theirs[0].order() < mine[0].order()):
                 setattr(self, name, theirs)
@@ -113,6 +97,9 @@ class RankAcc:
         self.fingerprints = (self.fingerprints + o.fingerprints)[:MAX_PER_KIND]
         self.warn_count += o.warn_count
         self.ips = sorted(set(self.ips) | set(o.ips))[:4]
+        for name, seen in o.roots.items():
+            if name not in self.roots and len(self.roots) < MAX_ROOTS:
+                self.roots[name] = seen
         if o.last is not None and (self.last is None or o.last.order() > self.last.order()):
             self.last = o.last
 
@@ -150,21 +137,9 @@ class SourceInfo:
     pending_cpp: dict[Key, str] = field(default_factory=dict)
     block_root: bool = False
     block: dict[str, tuple[str, Ev]] = field(default_factory=dict)
-
-
-@dataclass
-class FailureRecord:
-    """One entry of torchrun's ChildFailedError block (§4.4)."""
-
-    rank: int
-    local_rank: int | None
-    host: str | None
-    exit_code: int | None
-    pid: int | None
-    signal: str | None
-    time: tuple[float, str] | None
-    root: bool
-    ev: Ev
+    exits: int = 0  # the most "failed (exitcode: …)" lines of one torchrun agent so far: one per failed attempt
+    agent_exits: dict[int, int] = field(default_factory=dict)  # agent pid -> its "failed (exitcode" lines
+    path_attempt: int = 0  # torchrun --log-dir's …/attempt_<n>/…
 
 
 class Accumulator:
@@ -185,13 +160,25 @@ class Accumulator:
         self.groups: dict[str, Group] = {}
         self.dropped_groups = 0
         self._line_timeout = False
+        self._attempt = 0  # the attempt of the line being read (torchrun --max-restarts)
+        self.console_restarts = False  # a console showed a second failed attempt
+        self.path_attempts: set[int] = set()
+
+    @property
+    def restarted(self) -> bool:
+        """Whether the inputs hold several attempts of the job: only the first one's lines then count."""
+        return self.console_restarts or (0 in self.path_attempts and max(self.path_attempts) > 0)
 
     # -- sources ----------------------------------------------------------------------------
     def open_source(self, name: str, rank: int | None) -> int:
-        self.sources.append(SourceInfo(name, rank))
+        m = _ATTEMPT.search(name)
+        attempt = int(m.group(1)) if m else 0
+        self.sources.append(SourceInfo(name, rank, path_attempt=attempt))
+        if m:
+            self.path_attempts.add(attempt)
         idx = len(self.sources) - 1
         if rank is not None:
-            acc = self._acc(("s", idx))
+            acc = self._acc(("s", idx) if attempt == 0 else ("a", attempt, ("s", idx)))
             acc.has_log = True
         return idx
 
@@ -221,6 +208,9 @@ class Accumulator:
             if clean.local_rank is not None:
                 info.local_to_global[clean.local_rank] = clean.rank
         key = self._key(src, clean.rank, clean.local_rank, facts)
+        self._attempt = self._attempt_of(info, facts, raw)
+        if self._attempt:
+            key = ("a", self._attempt, key)
         acc = self._acc(key)
         acc.has_log = True
         if src not in acc.sources and len(acc.sources) < 8:
@@ -238,6 +228,20 @@ class Accumulator:
         self._line_timeout = any(isinstance(f, x.Timeout) for f in facts.facts)
         for fact in facts.facts:
             self._fact(src, key, acc, ev, fact, facts)
+
+    def _attempt_of(self, info: SourceInfo, facts: x.LineFacts, text: str) -> int:
+        """Which attempt a line belongs to: each torchrun agent logs one "failed (exitcode: …)" line per failed
+        attempt, and its failure report after the last one (it describes the last attempt). Agents are told apart
+        by the pid of their glog prefix, so the consoles of several agents in one file are no restart."""
+        block = any(isinstance(f, x.BlockHeading | x.BlockField) for f in facts.facts)
+        attempt = max(info.exits - 1, 0) if block else info.exits
+        if any(isinstance(f, x.AgentExit) for f in facts.facts):
+            m = _GLOG_PID.search(text)
+            agent = int(m.group(1)) if m else -1
+            info.agent_exits[agent] = info.agent_exits.get(agent, 0) + 1
+            info.exits = max(info.agent_exits.values())
+            self.console_restarts |= info.exits > 1
+        return max(attempt, info.path_attempt)
 
     def _key(self, src: int, rank: int | None, local: int | None, facts: x.LineFacts) -> Key:
         if rank is not None:
@@ -346,13 +350,15 @@ class Accumulator:
         elif isinstance(fact, x.WorldSize):
             self.world_sizes.append(fact.size)
         elif isinstance(fact, x.AgentExit):
-            lkey = ("x", src, fact.local_rank, fact.pid)
+            lkey: Key = ("x", src, fact.local_rank, fact.pid)
+            if self._attempt:
+                lkey = ("a", self._attempt, lkey)
             target_acc = self._acc(lkey)
             target_acc.exit_code = fact.exit_code
             target_acc.exit_pid = fact.pid
             target_acc.signal = SIGNALS.get(-fact.exit_code) if fact.exit_code < 0 else None
             target_acc.exit_ev = e
-            self._group("exit", _exit_summary(fact.exit_code, target_acc.signal), e, lkey)
+            self._group("exit", exit_summary(fact.exit_code, target_acc.signal), e, lkey)
         elif isinstance(fact, x.AgentSignal):
             if fact.death:
                 if len(self.death_signals) < MAX_GLOBAL:
@@ -362,6 +368,14 @@ class Accumulator:
                 if fact.pid is not None:
                     self.sigterm_pids.add(fact.pid)
                 self._group("launcher", f"torchrun sent {fact.signal} to the remaining workers", e, key)
+        elif isinstance(fact, x.NotInGroup):
+            acc.not_in_group = acc.not_in_group or (e, fact)
+            self._group("warning", f"{fact.op} skipped on rank {fact.rank}: not in the given group", e, key)
+        elif isinstance(fact, x.StoreWait):
+            acc.store_wait = acc.store_wait or (e, fact)
+        elif isinstance(fact, x.RootConfig):
+            if fact.name not in acc.roots and len(acc.roots) < MAX_ROOTS:
+                acc.roots[fact.name] = (fact.value, e)
         elif isinstance(fact, x.BlockHeading):
             self._flush_block(src)
             self.sources[src].block_root = fact.root
@@ -403,37 +417,12 @@ class Accumulator:
     def _flush_block(self, src: int) -> None:
         info = self.sources[src]
         block, info.block = info.block, {}
-        if "rank" not in block:
+        rec = failure_record(block, info.block_root, self._attempt)
+        if rec is None:
             return
-        rank_text = block["rank"][0]
-        head = rank_text.split(" ", 1)[0]
-        if not head.isdigit():
-            return
-        local = None
-        if "local_rank:" in rank_text:
-            tail = rank_text.split("local_rank:", 1)[1].strip().rstrip(")")
-            local = int(tail) if tail.isdigit() else None
-        ev = block.get("exitcode", block["rank"])[1]
-        when = line_time(block["time"][0].replace("_", " ")) if "time" in block else None
-        t = when[0] if when else ev.t
-        ev = Ev(
-            ev.src,
-            ev.line,
-            ev.text,
-            t,
-            when[0] if when else ev.lo,
-            when[1] if when else ev.shown,
-            "exit",
-            ("g", int(head)),
-        )
-        code, pid, sig = _parse_exit(
-            block["exitcode"][0] if "exitcode" in block else "", block["traceback"][0] if "traceback" in block else ""
-        )
-        host = block["host"][0] if "host" in block else None
-        rec = FailureRecord(int(head), local, host, code, pid, sig, when, info.block_root, ev)
         if len(self.failures) < 4 * MAX_GROUP_KEYS:
             self.failures.append(rec)
-        self._group("exit", _exit_summary(code, sig), _with_kind(ev, "exit"), ("g", rec.rank))
+        self._group("exit", exit_summary(rec.exit_code, rec.signal), _with_kind(rec.ev, "exit"), ("g", rec.rank))
 
     # -- timeline ---------------------------------------------------------------------------
     def _group(self, kind: str, summary: str, ev: Ev, key: Key, sig: str | None = None) -> None:
@@ -466,28 +455,3 @@ def _timeout_summary(t: x.Timeout) -> str:
     what = f"{t.op} #{t.seq}" if t.seq is not None else f"{t.op}"
     numel = f"NumelIn {t.numel_in}, NumelOut {t.numel_out}; " if t.numel_in is not None else ""
     return f"{what} timed out ({numel}timeout {t.timeout_ms} ms)"
-
-
-def _exit_summary(code: int | None, sig: str | None) -> str:
-    if code is None:
-        return "exited"
-    return f"exited with code {code}" + (f" ({sig})" if sig else "")
-
-
-def _parse_exit(value: str, traceback: str) -> tuple[int | None, int | None, str | None]:
-    """'-15 (pid: 24539)  (SIGTERM)' / '1 (pid: 24538)' / '-6 (pid: 1)'; or 'Signal 6 (SIGABRT) received …'."""
-    head = value.split(" ", 1)[0] if value else ""
-    code = int(head) if head.lstrip("-").isdigit() else None
-    pid = None
-    if "pid:" in value:
-        tail = value.split("pid:", 1)[1].strip().split(")", 1)[0]
-        pid = int(tail) if tail.isdigit() else None
-    sig = None
-    if "(SIG" in value:
-        sig = value.split("(SIG", 1)[1].split(")", 1)[0]
-        sig = f"SIG{sig}"
-    elif traceback.startswith("Signal ") and "(SIG" in traceback:
-        sig = "SIG" + traceback.split("(SIG", 1)[1].split(")", 1)[0]
-    elif code is not None and code < 0:
-        sig = SIGNALS.get(-code)
-    return code, pid, sig
