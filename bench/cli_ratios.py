@@ -10,7 +10,8 @@ rounds and each tool's CPU as a ratio to rootcause's. CPU time, not wall time, b
 - hyperscan, same patterns: the canon's 655 patterns compiled as they are into one database (bench/hs_raw.py),
   the file scanned in 1 MiB chunks with a counting callback; start-up of a bare Python included.
 - hyperscan, rootcause's prefilter forms: the floor, the database rootcause's scan starts from.
-- grep -E -f / rg -f: the canon's single-line patterns (ERE where it can say them; see throughput.py).
+- grep -E -c -f / rg -c -f (counting lines; output to a pipe, since GNU grep stops at its first match when
+  it writes to /dev/null): the canon's single-line patterns (ERE where it can say them; see throughput.py).
 """
 
 from __future__ import annotations
@@ -33,7 +34,9 @@ from rootcause.adapters.loading import load_entries
 
 def run(cmd: list[str]) -> tuple[float, float]:
     """CPU seconds (user + system) and peak RSS MiB of one run (GNU time: the forked parent's RSS is not counted)."""
-    proc = subprocess.run(["/usr/bin/time", "-f", "%U %S %M", *cmd], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    # GNU grep stops at its first match when stdout is /dev/null, even with -c: small outputs go to a pipe
+    sink = subprocess.DEVNULL if cmd[0] == "cat" else subprocess.PIPE
+    proc = subprocess.run(["/usr/bin/time", "-f", "%U %S %M", *cmd], stdout=sink, stderr=subprocess.PIPE)
     user, system, rss_kb = proc.stderr.decode().strip().splitlines()[-1].split()
     return float(user) + float(system), int(rss_kb) / 1024
 
@@ -59,10 +62,10 @@ def main() -> None:
         "hyperscan, same patterns": [py, str(here / "hs_raw.py"), "scan", str(tmp / "exact.db"), log],
         "hyperscan, prefilter forms (floor)": [py, str(here / "hs_raw.py"), "scan", str(tmp / "prefilter.db"), log],
         "cat": ["cat", log],
-        "grep -E -f": ["grep", "-E", "-f", str(tmp / "ere.txt"), log],
+        "grep -E -c -f": ["grep", "-E", "-c", "-f", str(tmp / "ere.txt"), log],
     }
     if shutil.which("rg"):
-        tools["rg -f"] = ["rg", "--no-config", "-f", str(tmp / "re2.txt"), log]
+        tools["rg -c -f"] = ["rg", "--no-config", "-c", "-f", str(tmp / "re2.txt"), log]
     run(tools["rootcause diagnose"])  # warm the page cache and the index cache
     samples: dict[str, list[tuple[float, float]]] = {name: [] for name in tools}
     for n in range(args.rounds):

@@ -10,11 +10,16 @@ command -v rg >/dev/null || echo "ripgrep missing: apt-get install ripgrep (its 
 SIZE_MB=${SIZE_MB:-1024}
 $PY bench/gen_log.py "$OUT/big.log" --size-mb "$SIZE_MB"
 $PY bench/gen_log.py "$OUT/big-ranks.log" --size-mb "$SIZE_MB" --error-ranks 64
-echo "## throughput and memory"; $PY bench/throughput.py "$OUT/big.log" --multi-rank-log "$OUT/big-ranks.log" --json "$OUT/throughput.json"
+echo "## CLI against grep, rg, raw hyperscan, cat (CPU, interleaved)"; $PY bench/cli_ratios.py "$OUT/big.log" --json "$OUT/cli.json"
+echo "## throughput and memory, multi-rank"; $PY bench/throughput.py "$OUT/big.log" --multi-rank-log "$OUT/big-ranks.log" --json "$OUT/throughput.json"
+DEADENDS=${DEADENDS:-$OUT/deadends}
+[ -d "$DEADENDS" ] || $PY -m pip install -q --no-deps --target "$DEADENDS" deadends-dev==0.9.0 || true
+if [ -d "$DEADENDS/generator" ]; then echo "## API against deadends-dev"; $PY bench/api_vs_peer.py --peer "$DEADENDS" --json "$OUT/api.json"; fi
 echo "## latency"; $PY bench/latency.py --sizes ${SIZES:-1000 10000 100000} --json "$OUT/latency.json"
 echo "## cold start"; $PY bench/coldstart.py --json "$OUT/coldstart.json"
 if [ -f bench/triage_bench.py ]; then echo "## triage"; $PY bench/triage_bench.py --json "$OUT/triage.json"; fi
 if [ -f bench/service_bench.py ]; then echo "## service"; $PY bench/service_bench.py; fi
+echo "## fleet engines"; $PY bench/fleet_bench.py --jobs 440 --noise-lines 3000 --engines local,dask
 if [ -f bench/hostile_upload.py ]; then echo "## hostile uploads"; $PY bench/hostile_upload.py --json "$OUT/hostile.json"; fi
 if [ -f bench/fuzz_long.py ]; then echo "## fuzz, long run"; $PY bench/fuzz_long.py --json "$OUT/fuzz.json"; fi
 echo "## coverage on the corpus of real pastes"; $PY bench/coverage.py corpus --json > "$OUT/coverage.json"; $PY bench/coverage.py corpus --lexical-curve

@@ -94,14 +94,28 @@ def _walk(root: Path, with_files: bool) -> tuple[list[tuple[str, int, int]], lis
 
 def _folder_stamp(folders: list[Path]) -> Stamp:
     out: list[tuple[str, int, int]] = []
-    for folder in folders:
+    for folder in map(str, folders):
         try:
             st = os.stat(folder)
         except OSError:
-            out.append((str(folder), -1, -1))
+            out.append((folder, -1, -1))
         else:
-            out.append((str(folder), st.st_mtime_ns, st.st_size))
+            out.append((folder, st.st_mtime_ns, st.st_size))
     return tuple(out)
+
+
+def _unchanged_folders(stamp: Stamp) -> bool:
+    """The folders of a stamp still have the modification times and sizes it holds (a stat each)."""
+    for folder, mtime_ns, size in stamp:
+        try:
+            st = os.stat(folder)
+        except OSError:
+            if mtime_ns != -1:
+                return False
+            continue
+        if st.st_mtime_ns != mtime_ns or st.st_size != size:
+            return False
+    return True
 
 
 @dataclass
@@ -144,12 +158,13 @@ def _stamps(roots: tuple[Path, ...]) -> tuple[list[Path], Stamp, Stamp, Stamp]:
 
 def _unchanged(held: HeldCanon, now: float) -> bool:
     """The cheap check: folders (and extra folders' files) each call; the shipped files once a second."""
-    if _folder_stamp(held.shipped_folders) != held.shipped_stamp:
+    if not _unchanged_folders(held.shipped_stamp):
         return False
-    shipped = _shipped_root()
-    extra = tuple(s for root in held.roots if root != shipped for s in _walk(root, with_files=True)[0])
-    if extra != held.extra_stamp:
-        return False
+    if held.extra_stamp:
+        shipped = _shipped_root()
+        extra = tuple(s for root in held.roots if root != shipped for s in _walk(root, with_files=True)[0])
+        if extra != held.extra_stamp:
+            return False
     if now - held.files_checked >= FILE_CHECK_SECONDS:
         shipped_files = _stamps(held.roots)[3]
         if shipped_files != held.files_stamp:

@@ -193,7 +193,7 @@ class SourceScanner:
         line_no = self._handle_halts(data, lo, base, halts, keyword_lines)
         self._keep_errorish_offsets(data, errorish, lo, base)
         if tap is not None:
-            spans = [(a - lo, b - lo, n) for a, (b, n) in keyword_lines.items()]
+            spans = [(a - lo, b - lo, n) for a, (b, n) in sorted(keyword_lines.items())]  # in input order
             self._to_tap(data, lo, spans, len(data) - lo - int(added_newline), line_no - base)
         self._overlap = self._last_lines(data)
         return line_no
