@@ -228,3 +228,18 @@ def test_a_traceback_inside_a_json_string_is_read_through_its_escapes(index) -> 
         "ModuleNotFoundError: No module named 'triton'\\n\"}"
     )
     assert "\\n" in line and _ids(line, index)[:1] == ["packaging/triton-not-found"]
+
+
+def test_a_line_matched_by_two_patterns_of_one_entry_is_one_occurrence(index) -> None:
+    """The full OOM message is matched by its full pattern and by its stable head: one line, one occurrence,
+    the richer match kept (its parameters)."""
+    line = (
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of "
+        "79.15 GiB of which 1.25 GiB is free. Including non-PyTorch memory, this process has 77.89 GiB memory in use."
+    )
+    once = diagnose_text(line + "\n", index).findings[0]
+    assert once.id == "cuda/oom-caching-allocator"
+    assert (once.count, len(once.lines)) == (1, 1)
+    assert once.params.get("size") == "2.00 GiB"
+    thrice = diagnose_text((line + "\n") * 3, index).findings[0]
+    assert (thrice.count, len(thrice.lines)) == (3, 3)

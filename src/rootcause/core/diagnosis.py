@@ -118,6 +118,9 @@ class _Group:
     count: int = 0
     specificity: int = 0
     consequence: bool = True  # every hit so far came from a consequence pattern
+    # the last occurrence (input, first line, last line) and its index in hits (-1 past the cap): two patterns of
+    # one entry on one line are one occurrence, and a line's hits arrive together, so the last one is enough
+    last: tuple[tuple[str, int, int], int] | None = None
 
 
 def _finding(group: _Group, env: Environment) -> Finding:
@@ -237,8 +240,15 @@ def diagnose_sources(
                 group.first, group.specificity = here, 0
             if here == group.first:
                 group.specificity = max(group.specificity, index.patterns[hit.pattern].specificity)
-            group.count += 1
             group.consequence = group.consequence and index.patterns[hit.pattern].consequence
+            where = (source.name, hit.first_line, hit.line)
+            if group.last is not None and group.last[0] == where:  # the same line through another of its patterns
+                at = group.last[1]
+                if at >= 0 and len(hit.params) > len(group.hits[at][1].params):
+                    group.hits[at] = (source.name, hit)  # keep the richer match
+                continue
+            group.count += 1
+            group.last = (where, len(group.hits) if len(group.hits) < 64 else -1)
             if len(group.hits) < 64:
                 group.hits.append((source.name, hit))
         for line_no, raw, clean, rank in result.errorish:
