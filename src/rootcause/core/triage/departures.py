@@ -76,6 +76,7 @@ def left_early(res: Resolved) -> Verdict | None:
         gone = [r for r in gone if res.ranks[r].exit_code is None]
         logged = [res.ranks[r] for r in listed if r in res.ranks and res.ranks[r].has_log]
         victims = [r for r in listed if r in res.ranks and _victim(res.ranks[r])]
+        gone = [r for r in gone if _gone_before(res.ranks[r], [res.ranks[v] for v in victims])]
         if not gone or not victims or any(st.first_own is not None or _killed(res, st) for st in logged):
             continue
         found += gone
@@ -93,6 +94,16 @@ def left_early(res: Resolved) -> Verdict | None:
         "`torch.distributed.algorithms.Join`."
     )
     return _verdict(res, "straggler", "left-early", found, summary, evs, "medium")
+
+
+def _gone_before(st: RankAcc, victims: list[RankAcc]) -> bool:
+    """A rank the second read saw (`seen_last`: its last line per input) left before the others failed: in an
+    input that holds some victim's failure, its last line precedes the first of them. A rank without it passes."""
+    if not st.seen_last:
+        return True
+    fails = [v.first_cascade[0] for v in victims if v.first_cascade is not None]
+    shared = [(ev.line, st.seen_last[ev.src]) for ev in fails if ev.src in st.seen_last]
+    return bool(shared) and all(last < line for line, last in shared)
 
 
 def exit_without_error(res: Resolved) -> Verdict | None:

@@ -1,0 +1,131 @@
+"""Which ranks an input's lines belong to, from every line's prefix: a second, linear read for triage.
+
+The one-pass prefilter keeps only the lines that hold a keyword, so a rank that printed nothing worth parsing (one
+that finished its epoch and exited 0 while the others waited) leaves no trace of having existed. When the first
+conclusion is `undecided` with no candidates, the adapter reads the inputs once more through this scanner, which
+records per prefix the first and last line it was seen on:
+
+- ``[rankN]:`` (global rank), ``[defaultN]:`` (torchrun's local rank), and
+- Slurm's ``srun --label`` ``N: ``, counted only when nearly every line of the input carries one (a log that is
+  not labelled may well hold lines that start with a number and a colon).
+
+Cost: linear in the bytes (one anchored regex per line head), memory bounded by `MAX_PREFIXES` per input and a
+line head of `HEAD` bytes carried between chunks.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from rootcause.core.triage.state import Accumulator, Key, RankAcc
+
+HEAD = 96  # a line's prefixes lie within its first bytes
+MAX_PREFIXES = 1 << 16
+SLURM_SHARE = 0.9  # the share of lines that must carry an srun label for the labels to count
+_PREFIX = re.compile(
+    rb"^(?:[ ]{0,3}(?P<slurm>\d{1,5}): )?(?:\[default(?P<local>\d{1,6})\]:)?(?:\[rank(?P<rank>\d{1,6})\]:)?",
+    re.MULTILINE,
+)
+
+PrefixKey = tuple[str, int]  # ("rank" | "local" | "slurm", number)
+
+
+@dataclass
+class Presence:
+    """What one input showed: per prefix, (first line, last line), 1-based."""
+
+    lines: int = 0
+    labelled: int = 0  # lines with an srun label
+    seen: dict[PrefixKey, tuple[int, int]] = field(default_factory=dict)
+    capped: bool = False
+
+    def ranks(self) -> dict[PrefixKey, tuple[int, int]]:
+        """The prefixes to trust: srun labels only when nearly every line carries one."""
+        slurm_ok = self.lines > 0 and self.labelled >= SLURM_SHARE * self.lines
+        return {k: v for k, v in self.seen.items() if k[0] != "slurm" or slurm_ok}
+
+
+class PresenceScan:
+    """Feed an input's bytes in order; `finish` gives its `Presence`."""
+
+    def __init__(self) -> None:
+        self._out = Presence()
+        self._pending = b""  # the start (at most HEAD bytes) of the line not yet ended
+        self._skip = False  # the current line's head was already read
+
+    def feed(self, chunk: bytes) -> None:
+        data = self._pending + chunk if self._pending else chunk
+        self._pending = b""
+        pos = 0
+        if self._skip:
+            nl = data.find(b"\n")
+            if nl < 0:
+                return
+            self._out.lines += 1
+            pos = nl + 1
+            self._skip = False
+        end = data.rfind(b"\n") + 1  # the complete lines are data[pos:end]
+        if end > pos:
+            self._heads(data, pos, end)
+        rest = data[max(end, pos) :]
+        if len(rest) >= HEAD:  # a long line: its head is here, skip to its end
+            self._heads(rest[:HEAD] + b"\n", 0, HEAD + 1, count=False)
+            self._skip = True
+        else:
+            self._pending = rest
+
+    def finish(self) -> Presence:
+        if self._pending:
+            self._heads(self._pending + b"\n", 0, len(self._pending) + 1)
+            self._pending = b""
+        elif self._skip:
+            self._out.lines += 1
+            self._skip = False
+        return self._out
+
+    def _heads(self, data: bytes, pos: int, end: int, *, count: bool = True) -> None:
+        out = self._out
+        base = out.lines
+        at, line = pos, base
+        for m in _PREFIX.finditer(data, pos, end):
+            if m.start() == m.end():
+                continue
+            line += data.count(b"\n", at, m.start())
+            at = m.start()
+            if m.group("slurm") is not None:
+                out.labelled += 1
+            for kind in ("rank", "local", "slurm"):
+                value = m.group(kind)
+                if value is not None:
+                    self._note((kind, int(value)), line + 1)
+        if count:
+            out.lines = base + data.count(b"\n", pos, end)
+        else:
+            out.lines = base  # the long line is counted when it ends
+
+    def _note(self, key: PrefixKey, line: int) -> None:
+        seen = self._out.seen
+        first = seen.get(key)
+        if first is None and len(seen) >= MAX_PREFIXES:
+            self._out.capped = True
+            return
+        seen[key] = (first[0] if first else line, line)
+
+
+def apply_presence(acc: Accumulator, src: int, seen: Presence) -> None:
+    """Each rank the second read saw in an input gets a log there and its last line (`RankAcc.seen_last`). Left
+    out for an input that holds several attempts (its later lines belong to the restarts)."""
+    info = acc.sources[src]
+    if info.exits > 1 or info.path_attempt > 0:
+        return
+    for (kind, number), (_, last) in seen.ranks().items():
+        key: Key = ("l", src, number) if kind == "local" else ("g", number)
+        if kind == "local":
+            info.local_ranks.add(number)
+        state = acc.keys.setdefault(key, RankAcc())
+        state.has_log = True
+        if src not in state.sources and len(state.sources) < 8:
+            state.sources.append(src)
+        if src in state.seen_last or len(state.seen_last) < 8:
+            state.seen_last[src] = max(last, state.seen_last.get(src, 0))
