@@ -18,10 +18,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from rootcause.core.triage.events import Ev
 from rootcause.core.triage.state import Accumulator, Key, RankAcc
 
 HEAD = 96  # a line's prefixes lie within its first bytes
-MAX_PREFIXES = 1 << 16
+MAX_PREFIXES = 1 << 14
 SLURM_SHARE = 0.9  # the share of lines that must carry an srun label for the labels to count
 _PREFIX = re.compile(
     rb"^(?:[ ]{0,3}(?P<slurm>\d{1,5}): )?(?:\[default(?P<local>\d{1,6})\]:)?(?:\[rank(?P<rank>\d{1,6})\]:)?",
@@ -38,6 +39,7 @@ class Presence:
     lines: int = 0
     labelled: int = 0  # lines with an srun label
     seen: dict[PrefixKey, tuple[int, int]] = field(default_factory=dict)
+    heads: dict[PrefixKey, bytes] = field(default_factory=dict)  # the head of each prefix's last line
     capped: bool = False
 
     def ranks(self) -> dict[PrefixKey, tuple[int, int]]:
@@ -98,19 +100,21 @@ class PresenceScan:
             for kind in ("rank", "local", "slurm"):
                 value = m.group(kind)
                 if value is not None:
-                    self._note((kind, int(value)), line + 1)
+                    self._note((kind, int(value)), line + 1, data, m.start(), end)
         if count:
             out.lines = base + data.count(b"\n", pos, end)
         else:
             out.lines = base  # the long line is counted when it ends
 
-    def _note(self, key: PrefixKey, line: int) -> None:
+    def _note(self, key: PrefixKey, line: int, data: bytes, start: int, end: int) -> None:
         seen = self._out.seen
         first = seen.get(key)
         if first is None and len(seen) >= MAX_PREFIXES:
             self._out.capped = True
             return
         seen[key] = (first[0] if first else line, line)
+        stop = data.find(b"\n", start, min(start + HEAD, end))
+        self._out.heads[key] = data[start : stop if stop >= 0 else min(start + HEAD, end)]
 
 
 def apply_presence(acc: Accumulator, src: int, seen: Presence) -> None:
@@ -119,7 +123,8 @@ def apply_presence(acc: Accumulator, src: int, seen: Presence) -> None:
     info = acc.sources[src]
     if info.exits > 1 or info.path_attempt > 0:
         return
-    for (kind, number), (_, last) in seen.ranks().items():
+    for prefix, (_, last) in seen.ranks().items():
+        kind, number = prefix
         key: Key = ("l", src, number) if kind == "local" else ("g", number)
         if kind == "local":
             info.local_ranks.add(number)
@@ -129,3 +134,6 @@ def apply_presence(acc: Accumulator, src: int, seen: Presence) -> None:
             state.sources.append(src)
         if src in state.seen_last or len(state.seen_last) < 8:
             state.seen_last[src] = max(last, state.seen_last.get(src, 0))
+        if state.seen_ev is None or (state.seen_ev.src, state.seen_ev.line) < (src, last):
+            text = seen.heads.get(prefix, b"").decode("utf-8", "replace").rstrip("\r")
+            state.seen_ev = Ev(src, last, text, None, None, None, "last-line", key)
