@@ -9,7 +9,7 @@ from triage_support import TESTS, file_chunks, run_cli, triage_paths
 
 from rootcause.core.triage.departures import left_early, quiet_departures, ring_neighbour
 from rootcause.core.triage.engine import SourceFeed, Triage, wants_second_read
-from rootcause.core.triage.presence import HEAD, PresenceScan
+from rootcause.core.triage.presence import HEAD, MAX_PREFIXES, Presence, PresenceScan
 from rootcause.core.triage.resolve import Resolved, resolve
 from rootcause.core.triage.state import Accumulator
 
@@ -134,3 +134,17 @@ def test_other_tee_consoles_alone_now_decide(run: str, kind: str, guilty: list[i
     assert wants_second_read(t.report())
     c = triage_paths(console).conclusion
     assert (c.kind, c.guilty_ranks, c.named_ranks[0].rule) == (kind, guilty, rule)
+
+
+def test_the_prefixes_kept_are_capped() -> None:
+    data = b"".join(b"[rank%d]: x\n" % r for r in range(MAX_PREFIXES + 500))
+    got = _scan_presence(data, 1 << 16)
+    assert got.capped and len(got.seen) == MAX_PREFIXES and len(got.heads) <= MAX_PREFIXES
+    assert got.lines == MAX_PREFIXES + 500
+
+
+def _scan_presence(data: bytes, size: int) -> Presence:
+    scan = PresenceScan()
+    for i in range(0, len(data), size):
+        scan.feed(data[i : i + size])
+    return scan.finish()

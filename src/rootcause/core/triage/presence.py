@@ -90,31 +90,51 @@ class PresenceScan:
         out = self._out
         base = out.lines
         at, line = pos, base
+        latest: dict[bytes, tuple[int, int, int]] = {}  # a prefix as written -> (last line, where, lines) here
         for m in _PREFIX.finditer(data, pos, end):
-            if m.start() == m.end():
+            start, stop = m.span()
+            if start == stop:
                 continue
-            line += data.count(b"\n", at, m.start())
-            at = m.start()
-            if m.group("slurm") is not None:
-                out.labelled += 1
-            for kind in ("rank", "local", "slurm"):
-                value = m.group(kind)
-                if value is not None:
-                    self._note((kind, int(value)), line + 1, data, m.start(), end)
+            line += data.count(b"\n", at, start)
+            at = start
+            head = m.group(0)
+            seen = latest.get(head)
+            if seen is None:
+                if len(latest) >= MAX_PREFIXES:
+                    out.capped = True
+                    continue
+                self._first(head, line + 1)
+            latest[head] = (line + 1, start, seen[2] + 1 if seen else 1)
+        for head, (last, start, lines) in latest.items():
+            stop = data.find(b"\n", start, min(start + HEAD, end))
+            text = data[start : stop if stop >= 0 else min(start + HEAD, end)]
+            keys = _keys(head)
+            for key in keys:
+                if key in out.seen:
+                    out.seen[key] = (out.seen[key][0], last)
+                    out.heads[key] = text
+            if any(kind == "slurm" for kind, _ in keys):
+                out.labelled += lines
         if count:
             out.lines = base + data.count(b"\n", pos, end)
         else:
             out.lines = base  # the long line is counted when it ends
 
-    def _note(self, key: PrefixKey, line: int, data: bytes, start: int, end: int) -> None:
-        seen = self._out.seen
-        first = seen.get(key)
-        if first is None and len(seen) >= MAX_PREFIXES:
-            self._out.capped = True
-            return
-        seen[key] = (first[0] if first else line, line)
-        stop = data.find(b"\n", start, min(start + HEAD, end))
-        self._out.heads[key] = data[start : stop if stop >= 0 else min(start + HEAD, end)]
+    def _first(self, head: bytes, line: int) -> None:
+        out = self._out
+        for key in _keys(head):
+            if key not in out.seen:
+                if len(out.seen) >= MAX_PREFIXES:
+                    out.capped = True
+                    continue
+                out.seen[key] = (line, line)
+
+
+def _keys(head: bytes) -> list[PrefixKey]:
+    m = _PREFIX.match(head)
+    if m is None:
+        return []
+    return [(kind, int(v)) for kind in ("rank", "local", "slurm") if (v := m.group(kind)) is not None]
 
 
 def apply_presence(acc: Accumulator, src: int, seen: Presence) -> None:
