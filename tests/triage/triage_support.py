@@ -10,6 +10,7 @@ from pathlib import Path
 
 from rootcause.adapters.flight_files import read_dump, split_dumps
 from rootcause.adapters.inputs import expand_paths, rank_from_path
+from rootcause.adapters.triage_runner import conclude_with_second_read
 from rootcause.core.triage import TriageReport
 from rootcause.core.triage.engine import Triage
 
@@ -33,7 +34,7 @@ def triage_paths(*paths: Path, chunk: int = 1 << 16) -> TriageReport:
         t.add_dump(name, read_dump(name, p))
     for name, p in logs:
         t.add(name, file_chunks(p, chunk), rank_from_path(p))
-    return t.report()
+    return conclude_with_second_read(t, logs)
 
 
 def triage_texts(texts: dict[str, str], ranks: dict[str, int] | None = None) -> TriageReport:

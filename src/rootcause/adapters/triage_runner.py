@@ -1,4 +1,4 @@
-"""Attach the multi-rank triage report to a diagnosis of the same inputs (CLI and web alike)."""
+"""Run the multi-rank triage over inputs (CLI, web and fleet alike), and attach it to a diagnosis."""
 
 from __future__ import annotations
 
@@ -7,7 +7,24 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from rootcause.core.diagnosis import Diagnosis
+    from rootcause.core.triage import TriageReport
     from rootcause.core.triage.engine import Triage
+
+
+def conclude_with_second_read(t: Triage, logs: list[tuple[str, Path]]) -> TriageReport:
+    """The triage's report; when it is `undecided` with no candidate, the logs are read once more, linearly, for the
+    ranks that every line's prefix names (`core/triage/presence.py`): a rank that printed no line the prefilter
+    keeps (one that left early and cleanly) then shows, and the rules can weigh it. The common case pays nothing."""
+    from rootcause.adapters.inputs import open_sources
+    from rootcause.core.triage.engine import wants_second_read
+
+    report = t.report()
+    if not logs or not wants_second_read(report):
+        return report
+    again = t.again()
+    for s in open_sources(logs):
+        again.add(s.name, s.chunks, s.rank, presence=True)
+    return again.report()
 
 
 def start_triage(named: list[tuple[str, Path]]) -> tuple[Triage, list[tuple[str, Path]]]:
@@ -23,10 +40,10 @@ def start_triage(named: list[tuple[str, Path]]) -> tuple[Triage, list[tuple[str,
     return t, logs
 
 
-def finish_triage(d: Diagnosis, t: Triage) -> None:
+def finish_triage(d: Diagnosis, t: Triage, logs: list[tuple[str, Path]]) -> None:
     from rootcause.core.triage.engine import link_findings
 
-    report = t.report()
+    report = conclude_with_second_read(t, logs)
     link_findings(report, d.findings)
     d.triage = report
 
@@ -46,6 +63,6 @@ def attach_triage(d: Diagnosis, paths: list[str]) -> None:
         t.add_dump(name, read_dump(name, path))
     for s in open_sources(named):
         t.add(s.name, s.chunks, s.rank)
-    report = t.report()
+    report = conclude_with_second_read(t, named)
     link_findings(report, d.findings)
     d.triage = report

@@ -117,7 +117,7 @@ def diagnose(
     if d.triage_gap:  # a second rank showed only after the scan had let the start go: a second read
         attach_triage(d, [str(path) for _, path in given])
     elif holds_several_ranks(d) or triage.has_dumps:
-        finish_triage(d, triage)
+        finish_triage(d, triage, named)
     if output == "json":
         sys.stdout.write(d.model_dump_json(indent=2) + "\n")
     elif output == "md":

@@ -26,6 +26,7 @@ def run_triage(
     from rootcause.adapters.cli.progress import byte_progress
     from rootcause.adapters.flight_files import read_dump, split_dumps
     from rootcause.adapters.inputs import open_sources
+    from rootcause.adapters.triage_runner import conclude_with_second_read
     from rootcause.core.triage.engine import Triage
     from rootcause.core.triage.kb import link, matches_from_hits
 
@@ -37,7 +38,7 @@ def run_triage(
     if not kb:
         for s in sources:
             t.add(s.name, s.chunks, s.rank)
-        return t.report()
+        return conclude_with_second_read(t, named)
 
     from rootcause.adapters.loading import load_index
     from rootcause.core.matching.scan import SourceScanner
@@ -62,7 +63,7 @@ def run_triage(
     total = sum(path.stat().st_size for _, path in named)
     with byte_progress("reading", total, show_progress) as advance:
         scan_all(advance)
-    report = t.report()
+    report = conclude_with_second_read(t, named)
     link(report, matches_from_hits(hits))
     return report
 

@@ -142,7 +142,7 @@ def triage_job(
     bounds the reading: each rank gets an equal share, read from its start, and a job whose logs
     are larger is marked truncated.
     """
-    from rootcause.core.triage.engine import Triage
+    from rootcause.core.triage.engine import Triage, wants_second_read
 
     ordered = sorted(members, key=lambda m: (m[1] is None, m[1] or 0, m[0]))
     share = max(budget // max(len(ordered), 1), 64 << 10)
@@ -159,7 +159,13 @@ def triage_job(
         counted = _counting(read_head(path, share))
         t.add(path, counted, rank)
         read += counted.total
-    return job_row(job, t.report(), len(ordered), read, truncated, latest or scanned_at)
+    report = t.report()
+    if wants_second_read(report):  # the ranks of every line's prefix, from the same heads (triage_runner)
+        again = t.again()
+        for path, rank in ordered:
+            again.add(path, read_head(path, share), rank, presence=True)
+        report = again.report()
+    return job_row(job, report, len(ordered), read, truncated, latest or scanned_at)
 
 
 class _counting:

@@ -19,6 +19,7 @@ from rootcause.core.triage.departures import (
     init_failure,
     left_early,
     not_in_group,
+    quiet_departures,
     ring_neighbour,
     root_config,
 )
@@ -255,6 +256,16 @@ def _undecided(res: Resolved) -> Verdict:
         )
         v.evidence = revs + v.evidence
         v.named = [Named(r, "candidate", "gloo-ring-neighbour", RULES["gloo-ring-neighbour"], revs[:3])]
+    quiet = quiet_departures(res)
+    if quiet and not v.named:
+        who = [r for r, _ in quiet]
+        v.summary += (
+            f" {ranks_word(who).capitalize()} printed no error, no exit and no place in torchrun's failure report, "
+            f"and {'its' if len(who) == 1 else 'their'} last line came before the others' failures: "
+            f"{'it' if len(who) == 1 else 'they'} may have left early."
+        )
+        v.named = [Named(r, "candidate", "quiet-departure", RULES["quiet-departure"], qevs[:3]) for r, qevs in quiet]
+        v.evidence = [ev for _, qevs in quiet for ev in qevs[:1]] + v.evidence
     return v
 
 

@@ -76,9 +76,11 @@ def left_early(res: Resolved) -> Verdict | None:
         gone = [r for r in gone if res.ranks[r].exit_code is None]
         logged = [res.ranks[r] for r in listed if r in res.ranks and res.ranks[r].has_log]
         victims = [r for r in listed if r in res.ranks and _victim(res.ranks[r])]
+        gone = [r for r in gone if _gone_before(res.ranks[r], [res.ranks[v] for v in victims])]
         if not gone or not victims or any(st.first_own is not None or _killed(res, st) for st in logged):
             continue
         found += gone
+        evs += [ev for r in gone if (ev := res.ranks[r].seen_ev) is not None]
         evs += [rec.ev for rec in sorted(recs, key=lambda rec: rec.rank)][:3]
         evs += [st.first_cascade[0] for r in victims[:3] if (st := res.ranks[r]).first_cascade is not None]
     if not found or len(found) * 2 >= len(res.ranks):
@@ -93,6 +95,36 @@ def left_early(res: Resolved) -> Verdict | None:
         "`torch.distributed.algorithms.Join`."
     )
     return _verdict(res, "straggler", "left-early", found, summary, evs, "medium")
+
+
+def _gone_before(st: RankAcc, victims: list[RankAcc]) -> bool:
+    """A rank the second read saw (`seen_last`: its last line per input) left before the others failed: in an
+    input that holds some victim's failure, its last line precedes the first of them. A rank without it passes."""
+    if not st.seen_last:
+        return True
+    fails = [v.first_cascade[0] for v in victims if v.first_cascade is not None]
+    shared = [(ev.line, st.seen_last[ev.src]) for ev in fails if ev.src in st.seen_last]
+    return bool(shared) and all(last < line for line, last in shared)
+
+
+def quiet_departures(res: Resolved) -> list[tuple[int, list[Ev]]]:
+    """Candidates only, from the second read: ranks seen in the logs (`seen_last`) with no error, no exit code and no
+    place in torchrun's failure report, whose last line precedes the failures of the ranks that timed out or lost
+    their peer (in the same input). Earliest last line first. None when they would be half the ranks or more."""
+    if not res.acc.failures:
+        return []
+    listed = {rec.rank for rec in res.acc.failures}
+    victims = [st for st in res.ranks.values() if _victim(st)]
+    found = [
+        r
+        for r, st in res.ranks.items()
+        if st.seen_last and r not in listed and _quiet(st) and st.exit_code is None and _gone_before(st, victims)
+    ]
+    if not found or not victims or len(found) * 2 >= len(res.ranks):
+        return []
+    found.sort(key=lambda r: (min(res.ranks[r].seen_last.values()), r))
+    fails = [st.first_cascade[0] for st in victims if st.first_cascade is not None][:2]
+    return [(r, ([ev] if (ev := res.ranks[r].seen_ev) is not None else []) + fails) for r in found]
 
 
 def exit_without_error(res: Resolved) -> Verdict | None:
@@ -254,7 +286,12 @@ def ring_neighbour(res: Resolved) -> tuple[int, list[Ev]] | None:
 def _ring_world(res: Resolved) -> int | None:
     if res.acc.world_sizes:
         return max(res.acc.world_sizes)
-    offsets = sorted({r.start for _, r in _agents(res)})
+    agents = _agents(res)
+    if len(agents) == 1 and agents[0][1].start == 0:  # one agent: every rank of it seen by the second read
+        span = agents[0][1]
+        if all(r in res.ranks and res.ranks[r].seen_last for r in span):
+            return span.stop
+    offsets = sorted({r.start for _, r in agents})
     if len(offsets) < 2 or offsets[0] != 0:
         return None
     step = offsets[1] - offsets[0]

@@ -19,6 +19,7 @@ from rootcause.core.triage.flight import Dump, DumpError, compare, parse_dump
 from rootcause.core.triage.kb import link, matches_from_findings
 from rootcause.core.triage.lines import LineStream, Prefilter
 from rootcause.core.triage.model import TriageReport
+from rootcause.core.triage.presence import PresenceScan, apply_presence
 from rootcause.core.triage.report import build_report
 from rootcause.core.triage.resolve import resolve
 from rootcause.core.triage.state import Accumulator
@@ -39,13 +40,16 @@ def _prefilter() -> Prefilter:
 class SourceFeed:
     """One input being read: feed its bytes in order, then close it."""
 
-    def __init__(self, acc: Accumulator, idx: int) -> None:
+    def __init__(self, acc: Accumulator, idx: int, presence: bool = False) -> None:
         self._acc = acc
         self._idx = idx
         self._stream = LineStream(_prefilter())
+        self._presence = PresenceScan() if presence else None
         self.closed = False
 
     def feed(self, chunk: bytes) -> None:
+        if self._presence is not None:
+            self._presence.feed(chunk)
         for line_no, raw, context in self._stream.feed(chunk):
             self._acc.line(self._idx, line_no, raw, context)
 
@@ -55,6 +59,8 @@ class SourceFeed:
         """Whole lines, with the (start, stop, line number) of the lines that hold a keyword and the count of
         newlines, both from the caller's scan (None: found and counted here); ``size``: the input bytes
         they stand for (one less when the scanner added the last line's newline)."""
+        if self._presence is not None:
+            self._presence.feed(buf)
         for line_no, raw, context in self._stream.feed_lines(buf, spans, size, lines):
             self._acc.line(self._idx, line_no, raw, context)
 
@@ -67,6 +73,8 @@ class SourceFeed:
         for line_no, raw, context in self._stream.finish():
             self._acc.line(self._idx, line_no, raw, context)
         self._acc.close_source(self._idx, self._stream.lines, self._stream.bytes)
+        if self._presence is not None:
+            apply_presence(self._acc, self._idx, self._presence.finish())
         self.closed = True
 
 
@@ -91,16 +99,27 @@ class Triage:
         self._acc.close_source(idx, sum(len(ops) for ops in dump.ops.values()), len(data))
         self._dumps[dump.rank] = (idx, dump)
 
-    def open(self, name: str, rank: int | None = None) -> SourceFeed:
-        feed = SourceFeed(self._acc, self._acc.open_source(name, rank))
+    def open(self, name: str, rank: int | None = None, *, presence: bool = False) -> SourceFeed:
+        """``presence``: also read which ranks every line's prefix names (`presence.py`), for a second read."""
+        feed = SourceFeed(self._acc, self._acc.open_source(name, rank), presence)
         self._feeds.append(feed)
         return feed
 
-    def add(self, name: str, chunks: Iterable[bytes], rank: int | None = None) -> None:
-        feed = self.open(name, rank)
+    def add(self, name: str, chunks: Iterable[bytes], rank: int | None = None, *, presence: bool = False) -> None:
+        feed = self.open(name, rank, presence=presence)
         for chunk in chunks:
             feed.feed(chunk)
         feed.close()
+
+    def again(self) -> Triage:
+        """A fresh triage holding the same Flight Recorder dumps, for a second read of the logs."""
+        t = Triage()
+        for rank, (idx, dump) in sorted(self._dumps.items()):
+            src = self._acc.sources[idx]
+            new = t._acc.open_source(src.name, None)
+            t._acc.close_source(new, src.lines, src.bytes)
+            t._dumps[rank] = (new, dump)
+        return t
 
     def report(self) -> TriageReport:
         for feed in self._feeds:
@@ -110,6 +129,12 @@ class Triage:
             res.flight = compare({r: d for r, (_, d) in self._dumps.items()}, res.world_size)
             res.flight_src = {r: idx for r, (idx, _) in self._dumps.items()}
         return build_report(res, conclude(res))
+
+
+def wants_second_read(report: TriageReport) -> bool:
+    """Whether reading the logs again for the ranks of every line's prefix may decide: the answer is `undecided`
+    with no candidate (a rank that printed no line the prefilter keeps left no trace of having existed)."""
+    return report.conclusion.kind == "undecided" and not report.conclusion.candidates
 
 
 def triage_sources(sources: Iterable[SourceInput]) -> TriageReport:

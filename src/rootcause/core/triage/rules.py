@@ -53,6 +53,8 @@ RULES: dict[str, str] = {
     "gloo-ring-neighbour": "candidate: ranks that lost their connection to one and the same peer address all "
     "neighbour this rank in Gloo's ring (rank - 1, rank + 1)",
     "missing-log": "every rank with a log reached the collective; the rank left no log",
+    "quiet-departure": "candidate: the rank's lines (read a second time for their prefixes) show no error and "
+    "end before the others' failures, and torchrun's failure report leaves it out",
     # undecided
     "waiting-rank": "the rank reported the failure (a timeout or an error) but the logs do not show who caused it",
 }

@@ -66,6 +66,8 @@ class RankAcc:
     store_wait: tuple[Ev, x.StoreWait] | None = None
     roots: dict[str, tuple[int, Ev]] = field(default_factory=dict)  # a logged root setting -> (value, line)
     stack: tuple[Ev, Stack, list[Ev]] | None = None  # the first stack that shows the rank in a collective
+    seen_last: dict[int, int] = field(default_factory=dict)  # source -> its last line of this rank (second read)
+    seen_ev: Ev | None = None  # the last line the second read saw of this rank
 
     def absorb(self, o: RankAcc) -> None:
         for name in ("host", "local_rank", "gpu", "bus_id", "pid", "exit_code", "signal", "exit_ev", "exit_pid"):
@@ -102,6 +104,11 @@ class RankAcc:
                 self.roots[name] = seen
         if o.last is not None and (self.last is None or o.last.order() > self.last.order()):
             self.last = o.last
+        if o.seen_ev is not None and (self.seen_ev is None or o.seen_ev.order() > self.seen_ev.order()):
+            self.seen_ev = o.seen_ev
+        for src, line in o.seen_last.items():
+            if src in self.seen_last or len(self.seen_last) < 8:
+                self.seen_last[src] = max(line, self.seen_last.get(src, 0))
 
 
 def _better_status(new: tuple[Ev, x.PgStatus], old: tuple[Ev, x.PgStatus]) -> bool:
