@@ -16,7 +16,10 @@ cleanup() {
 trap cleanup EXIT INT TERM
 
 # A clean copy of the tree (tracked and new files, nothing ignored: no .venv, no build/).
-git ls-files -z --cached --others --exclude-standard | (cd "$root" && xargs -0 tar -cf - --) | (mkdir -p "$work/tree" && tar -xf - -C "$work/tree")
+# One tar reads the whole list from stdin (xargs would split a long list into several archives, and the
+# reading tar stops at the first one's end).
+mkdir -p "$work/tree"
+git ls-files -z --cached --others --exclude-standard | tar --null -T - -cf - | tar -xf - -C "$work/tree"
 cd "$work/tree"
 
 # The command from the README's Quick start, as written there.
