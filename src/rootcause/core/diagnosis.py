@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from pydantic import BaseModel, PrivateAttr
+from pydantic import BaseModel
 
 from rootcause.core.advice import SHOWN_WORKAROUNDS, rank_workarounds
 from rootcause.core.findings import (
@@ -71,13 +71,6 @@ class Diagnosis(BaseModel):
     truncated_hits: int = 0
     triage: TriageReport | None = None
     unclassified: list[UnclassifiedException] = []  # Python exceptions no known error explains (not findings)
-    # the one-pass triage tap missed the start of the input (a second rank showed late): read it again
-    _triage_gap: bool = PrivateAttr(default=False)
-
-    @property
-    def triage_gap(self) -> bool:
-        return self._triage_gap
-
 
 def _confidence_label(score: float) -> str:
     return "high" if score >= 0.8 else "medium" if score >= 0.6 else "low"
@@ -208,7 +201,6 @@ def diagnose_sources(
     sources = list(sources)
     # one unnamed input may hold one rank only: its tap waits for the first sign of a second one
     defer = len(sources) == 1 and sources[0].rank is None
-    gap = False
     for order, source in enumerate(sources):
         tap = triage.open(source.name, source.rank) if triage is not None else None
         scanner = SourceScanner(index, tap=tap, defer_tap=defer)
@@ -222,7 +214,6 @@ def diagnose_sources(
         if scanned is not None:
             scanned(source.name, result)
         truncated += result.truncated_hits
-        gap = gap or result.triage_gap
         inputs.append(InputSummary(name=source.name, lines=result.lines, bytes=result.bytes, rank=source.rank))
         for name, version in result.env.items():
             detected.setdefault(name, version)
@@ -316,7 +307,6 @@ def diagnose_sources(
         truncated_hits=truncated,
         unclassified=unclassified_of(catch_alls, explained, MAX_UNCLASSIFIED),
     )
-    d._triage_gap = gap
     return d
 
 

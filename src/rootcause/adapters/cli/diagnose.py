@@ -94,7 +94,7 @@ def diagnose(
     Exit status: 0 when a known error matched, 1 when none did, 2 on a usage error or when nothing was read.
     """
     from rootcause.adapters.inputs import materialise
-    from rootcause.adapters.triage_runner import attach_triage, finish_triage, start_triage
+    from rootcause.adapters.triage_runner import finish_triage, start_triage
     from rootcause.core.diagnosis import holds_several_ranks
     from rootcause.core.versions import parse_env_spec
     from rootcause.errors import UsageError
@@ -114,9 +114,7 @@ def diagnose(
     if not triage.has_dumps and sum(i.bytes for i in d.inputs) == 0:
         names = ", ".join(name for name, _ in named)
         raise UsageError(f"nothing read: {names} held no bytes (nothing to read, nothing to diagnose)")
-    if d.triage_gap:  # a second rank showed only after the scan had let the start go: a second read
-        attach_triage(d, [str(path) for _, path in given])
-    elif holds_several_ranks(d) or triage.has_dumps:
+    if holds_several_ranks(d) or triage.has_dumps:
         finish_triage(d, triage, named)
     if output == "json":
         sys.stdout.write(d.model_dump_json(indent=2) + "\n")

@@ -27,7 +27,7 @@ MAX_LINE = 64 << 10  # longer lines are cut for matching (hostile input)
 OVERLAP_LIMIT = 256 << 10  # at most this much of a chunk is carried into the next scan
 MAX_CONTEXT = 8 << 10  # the most of a multi-line match's window a hit keeps
 MAX_CONTEXTS = 256  # hits that keep their window, per input
-REPLAY_LIMIT = 16 << 20  # a deferred triage tap keeps at most this much input to read again
+REPLAY_LIMIT = 16 << 20  # a deferred triage tap keeps at most this much input; past it, the tap is fed from there
 
 
 @dataclass(slots=True)
@@ -50,9 +50,6 @@ class ScanResult:
     errorish: list[tuple[int, str, str, int | None]] = field(default_factory=list)
     env: Environment = field(default_factory=dict)
     truncated_hits: int = 0
-    # a second rank showed after the deferred triage tap had let the start of the input go: the tap was
-    # closed unfed, and whoever wants the triage report reads the input again
-    triage_gap: bool = False
 
 
 class TriageTap(Protocol):
@@ -76,7 +73,9 @@ class SourceScanner:
     ) -> None:
         """``defer_tap``: the input may hold one rank only (one unnamed input), so the tap is fed only from the
         first sign of a second rank (a handled line framed with another rank than an earlier one), when the
-        input read so far (up to REPLAY_LIMIT) is given to it again; a single-rank log never pays the triage."""
+        input read so far is given to it again. An input longer than REPLAY_LIMIT switches the tap on there
+        (the held start replayed), so a long log is still read once; a short single-rank log never pays the
+        triage."""
         self.index = index
         self._tap = tap
         self._tap_on = not defer_tap
@@ -254,19 +253,19 @@ class SourceScanner:
             self._replay.append((buf, size))  # read again by the tap if a second rank shows
             self._replay_bytes += len(buf)
             if self._replay_bytes > REPLAY_LIMIT:
-                self._replay = None  # too late to replay: a second rank from now on is a gap
+                self._switch_tap_on()  # a long input: one pass from here rather than a second read later
 
     def _note_rank(self, rank: int | None) -> None:
         """A rank seen on a line this scan handled; the second distinct one switches the deferred tap on."""
         if rank is None or self._tap_on or self._tap is None or rank in self._ranks:
             return
         self._ranks.add(rank)
-        if len(self._ranks) < 2:
-            return
-        if self._replay is None:
-            self.result.triage_gap = True  # the tap missed the start; the caller reads the input again
-            self._tap = None
-            return
+        if len(self._ranks) >= 2:
+            self._switch_tap_on()
+
+    def _switch_tap_on(self) -> None:
+        """Feed the tap from now on, after giving it the input held so far."""
+        assert self._tap is not None and self._replay is not None
         self._tap_on = True
         for buf, size in self._replay:
             self._tap.feed_lines(buf, None, size)  # the tap finds and counts its lines itself
