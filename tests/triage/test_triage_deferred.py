@@ -1,6 +1,7 @@
-"""One unnamed input may hold one rank only: `diagnose` feeds the triage from the first sign of a second rank
-(a handled line framed with another rank), giving it the input read so far again; a single-rank log never
-pays for the triage. An input longer than the replay window switches the triage on there, so it is read once."""
+"""One unnamed input may hold one rank only: `diagnose`'s triage feed holds the lines that hold its keywords
+unread until the first sign of a second rank (a handled or held line framed with another rank), then reads them
+and everything after; a single-rank log, however long, never pays for the triage's reading of its lines. Held
+lines past the feed's limit make it read them there. The input is read once either way."""
 
 from __future__ import annotations
 
@@ -15,8 +16,9 @@ from rootcause.adapters import inputs
 from rootcause.adapters.cli.main import app
 from rootcause.adapters.loading import load_index
 from rootcause.core.diagnosis import SourceInput, diagnose_sources
-from rootcause.core.matching import scan
 from rootcause.core.matching.index import CompiledIndex
+from rootcause.core.matching.scan import SourceScanner
+from rootcause.core.triage import engine
 from rootcause.core.triage.engine import Triage
 
 COMBINED = TESTS / "fixtures" / "triage-real" / "straggler" / "plain" / "console.log"  # [defaultN]: prefixes
@@ -51,14 +53,45 @@ def test_a_single_rank_log_never_reaches_the_triage(index: CompiledIndex) -> Non
     assert report["timeline"] == [] and report["inputs"][0]["bytes"] == 0
 
 
-def test_an_input_past_the_replay_window_feeds_the_triage_from_there_in_one_pass(
+def test_a_long_single_rank_log_is_held_not_read(index: CompiledIndex) -> None:
+    """No size of input switches the triage on: 64 copies of a real rank's log hold one rank only, so the feed
+    keeps only its keyword lines with their context (at most HOLD_LIMIT bytes) and the triage never reads them."""
+    data = (ONE_RANK / "stderr.log").read_bytes()
+    t = Triage()
+    feed = t.open("one-rank.log")
+    scanner = SourceScanner(index, tap=feed, defer_tap=True)
+    for _ in range(64):
+        scanner.feed(data)
+    scanner.finish()
+    assert feed.holding and 0 < feed.held_bytes <= engine.HOLD_LIMIT
+    feed.close()
+    assert t.report().model_dump()["timeline"] == []
+
+
+def test_a_second_rank_seen_only_on_keyword_lines_starts_the_triage(index: CompiledIndex) -> None:
+    lines = [
+        f"[rank{r}]: node-1:4242:4242 [{r}] NCCL INFO comm 0x5581 rank {r} nranks 2 cudaDev {r} nvmlDev {r} "
+        f"busId {r}000 commId 0x77 localRank {r} localRanks 2 localRank {r} - Init COMPLETE"
+        for r in (0, 1)
+    ]
+    t = Triage()
+    feed = t.open("two.log")
+    scanner = SourceScanner(index, tap=feed, defer_tap=True)
+    scanner.feed(("\n".join(lines) + "\n").encode())
+    scanner.finish()
+    assert not feed.holding, "the second rank's prefix on a held line released the feed"
+    feed.close()
+    assert t.report().model_dump()["inputs"][0]["lines"] == 2
+
+
+def test_held_lines_past_the_limit_are_read_from_there_in_one_pass(
     index: CompiledIndex, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(scan, "REPLAY_LIMIT", 64)  # the window closes after the first lines, before a 2nd rank
+    monkeypatch.setattr(engine, "HOLD_LIMIT", 64)  # the feed lets go after its first line, before a 2nd rank
     report = _one_pass(COMBINED, index, 256)
     expected = triage_paths(COMBINED).model_dump()
     assert report["conclusion"] == expected["conclusion"] and report["conclusion"]["guilty_ranks"] == [2]
-    assert report["timeline"] == expected["timeline"]  # the held start was given to it: nothing missed
+    assert report["timeline"] == expected["timeline"]  # the held lines were read first: nothing missed
     monkeypatch.setattr(inputs, "CHUNK", 256)  # the CLI reads in small chunks too
     result = CliRunner().invoke(app, ["diagnose", "-f", "json", str(COMBINED)])
     assert result.exit_code == 0, result.output

@@ -27,7 +27,6 @@ MAX_LINE = 64 << 10  # longer lines are cut for matching (hostile input)
 OVERLAP_LIMIT = 256 << 10  # at most this much of a chunk is carried into the next scan
 MAX_CONTEXT = 8 << 10  # the most of a multi-line match's window a hit keeps
 MAX_CONTEXTS = 256  # hits that keep their window, per input
-REPLAY_LIMIT = 16 << 20  # a deferred triage tap keeps at most this much input; past it, the tap is fed from there
 
 
 @dataclass(slots=True)
@@ -64,6 +63,16 @@ class TriageTap(Protocol):
 
     def holds_keyword(self, line: bytes) -> bool: ...
 
+    def hold(self) -> None: ...
+
+    def release(self) -> None: ...
+
+    @property
+    def holding(self) -> bool: ...
+
+    @property
+    def held_ranks(self) -> set[int]: ...
+
 
 class SourceScanner:
     """Scans one input (a file, stdin, a pasted text). Feed bytes, then finish()."""
@@ -71,16 +80,16 @@ class SourceScanner:
     def __init__(
         self, index: CompiledIndex, *, max_hits: int = 20_000, tap: TriageTap | None = None, defer_tap: bool = False
     ) -> None:
-        """``defer_tap``: the input may hold one rank only (one unnamed input), so the tap is fed only from the
-        first sign of a second rank (a handled line framed with another rank than an earlier one), when the
-        input read so far is given to it again. An input longer than REPLAY_LIMIT switches the tap on there
-        (the held start replayed), so a long log is still read once; a short single-rank log never pays the
-        triage."""
+        """``defer_tap``: the input may hold one rank only (one unnamed input), so the tap holds the lines that
+        hold its keywords (a few, with their context) unread, and reads them only from the first sign of a
+        second rank: a line this scan handled, or one of the held lines, framed with another rank than an
+        earlier one. Held lines past the tap's limit (a log full of keywords) make it read them there. The input
+        is read once either way, and a single-rank log never pays for the triage's reading of its lines."""
         self.index = index
         self._tap = tap
         self._tap_on = not defer_tap
-        self._replay: list[tuple[bytes, int]] | None = []
-        self._replay_bytes = 0
+        if tap is not None and defer_tap:
+            tap.hold()
         self._ranks: set[int] = set()
         self._single_hit_lines: set[int] = set()  # lines a one-line pattern matched (at most max_hits)
         self.result = ScanResult()
@@ -242,18 +251,19 @@ class SourceScanner:
     def _to_tap(
         self, data: bytes, lo: int, spans: list[tuple[int, int, int]] | None, size: int, lines: int | None
     ) -> None:
-        """data[lo:] (whole lines) to the tap, or kept to be replayed; spans are relative to ``lo``."""
+        """data[lo:] (whole lines) to the tap; spans are relative to ``lo``."""
         tap = self._tap
         if tap is None:
             return
+        tap.feed_lines(data[lo:] if lo else data, spans, size, lines)
         if self._tap_on:
-            tap.feed_lines(data[lo:] if lo else data, spans, size, lines)
-        elif self._replay is not None:
-            buf = data[lo:] if lo else data
-            self._replay.append((buf, size))  # read again by the tap if a second rank shows
-            self._replay_bytes += len(buf)
-            if self._replay_bytes > REPLAY_LIMIT:
-                self._switch_tap_on()  # a long input: one pass from here rather than a second read later
+            return
+        if not tap.holding:  # it held as much as it may, and reads from here on
+            self._tap_on = True
+            return
+        self._ranks |= tap.held_ranks
+        if len(self._ranks) >= 2:
+            self._switch_tap_on()
 
     def _note_rank(self, rank: int | None) -> None:
         """A rank seen on a line this scan handled; the second distinct one switches the deferred tap on."""
@@ -264,12 +274,10 @@ class SourceScanner:
             self._switch_tap_on()
 
     def _switch_tap_on(self) -> None:
-        """Feed the tap from now on, after giving it the input held so far."""
-        assert self._tap is not None and self._replay is not None
+        """The tap reads what it held, and every line from now on."""
+        assert self._tap is not None
         self._tap_on = True
-        for buf, size in self._replay:
-            self._tap.feed_lines(buf, None, size)  # the tap finds and counts its lines itself
-        self._replay = None
+        self._tap.release()
 
     def _window_start(self, data: bytes, pos: int) -> int:
         """Start of the line `max_window - 1` lines before `pos` (or of the buffer)."""

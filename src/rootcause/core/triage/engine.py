@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from rootcause.core.normalize import strip_framing
 from rootcause.core.triage.conclude import conclude
 from rootcause.core.triage.flight import Dump, DumpError, compare, parse_dump
 from rootcause.core.triage.kb import link, matches_from_findings
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
     from rootcause.core.findings import Finding, SourceInput
 
 _PREFILTER: Prefilter | None = None
+HOLD_LIMIT = 16 << 20  # bytes of candidate lines (and their context) a held feed keeps before it goes live
 
 
 def _prefilter() -> Prefilter:
@@ -46,12 +48,46 @@ class SourceFeed:
         self._stream = LineStream(_prefilter())
         self._presence = PresenceScan() if presence else None
         self.closed = False
+        self._held: list[tuple[int, str, bytes]] | None = None
+        self.held_bytes = 0
+        self.held_ranks: set[int] = set()
+
+    def hold(self) -> None:
+        """Keep the candidate lines instead of reading them, until `release()`: the caller does not know yet
+        whether the input holds more than one rank. What is kept is the few lines that hold a keyword (with
+        their context), not the input, at most HOLD_LIMIT bytes of them (then it releases itself);
+        `held_ranks` says which ranks their prefixes name."""
+        if self._held is None and not self.closed:
+            self._held = []
+
+    def release(self) -> None:
+        """Read the held lines, in order, and every line from now on."""
+        held, self._held = self._held, None
+        for line_no, raw, context in held or ():
+            self._acc.line(self._idx, line_no, raw, context)
+        self.held_bytes = 0
+
+    @property
+    def holding(self) -> bool:
+        return self._held is not None
+
+    def _take(self, line_no: int, raw: str, context: bytes) -> None:
+        if self._held is None:
+            self._acc.line(self._idx, line_no, raw, context)
+            return
+        self._held.append((line_no, raw, context))
+        self.held_bytes += len(raw) + len(context) + 64
+        rank = strip_framing(raw).rank
+        if rank is not None:
+            self.held_ranks.add(rank)
+        if self.held_bytes > HOLD_LIMIT:  # a log full of keywords: read them from here rather than hold more
+            self.release()
 
     def feed(self, chunk: bytes) -> None:
         if self._presence is not None:
             self._presence.feed(chunk)
         for line_no, raw, context in self._stream.feed(chunk):
-            self._acc.line(self._idx, line_no, raw, context)
+            self._take(line_no, raw, context)
 
     def feed_lines(
         self, buf: bytes, spans: list[tuple[int, int, int]] | None, size: int, lines: int | None = None
@@ -62,7 +98,7 @@ class SourceFeed:
         if self._presence is not None:
             self._presence.feed(buf)
         for line_no, raw, context in self._stream.feed_lines(buf, spans, size, lines):
-            self._acc.line(self._idx, line_no, raw, context)
+            self._take(line_no, raw, context)
 
     def holds_keyword(self, line: bytes) -> bool:
         return self._stream.prefilter.holds_keyword(line)
@@ -71,8 +107,12 @@ class SourceFeed:
         if self.closed:
             return
         for line_no, raw, context in self._stream.finish():
-            self._acc.line(self._idx, line_no, raw, context)
-        self._acc.close_source(self._idx, self._stream.lines, self._stream.bytes)
+            self._take(line_no, raw, context)
+        if self._held is not None:  # never released: one rank only, so its lines say nothing to the triage
+            self._held = None
+            self._acc.close_source(self._idx, 0, 0)
+        else:
+            self._acc.close_source(self._idx, self._stream.lines, self._stream.bytes)
         if self._presence is not None:
             apply_presence(self._acc, self._idx, self._presence.finish())
         self.closed = True
