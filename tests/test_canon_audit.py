@@ -1,0 +1,163 @@
+"""Regression tests for the findings of the canon audit (issue 20, items 4 and 5).
+
+Each test asserts the corrected fact on the loaded canon, as read from the released artifacts (the
+wheel, tag, file and line are in the entry's ``sources`` or generation notes):
+
+- transformers 5.0.0 has no ``torchscript`` config attribute (the 4.57.6 wheel has it), so
+  ``from_pretrained(..., torchscript=True)`` raises TypeError there;
+- ``new_group(timeout=None)`` takes the backend default (torch 2.2.0 .. 2.13.0), and in 1.10.2 and
+  2.1.2 it defaulted to ``default_pg_timeout``: never the value given to ``init_process_group``;
+- ``TORCH_NCCL_TRACE_BUFFER_SIZE`` / ``TORCH_NCCL_DUMP_ON_TIMEOUT`` appear in the 2.2.0 wheel's
+  c10d headers and in none of 2.1.2's; the ``torchfrtrace`` console script is in 2.5.0, not 2.4.1;
+- huggingface_hub's ``hf`` console script appears in 0.34.0; ``huggingface-cli`` is gone in 1.0.0.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from importlib import resources
+
+import pytest
+import yaml
+from packaging.requirements import Requirement
+from packaging.version import Version
+
+from rootcause.adapters.loading import load_entries
+from rootcause.core.model import Entry, Workaround
+
+
+@cache
+def _entries() -> dict[str, Entry]:
+    return {e.id: e for e in load_entries([])}
+
+
+def _entry(entry_id: str) -> Entry:
+    return _entries()[entry_id]
+
+
+def _allows(requirement: str | None, package: str, version: str) -> bool:
+    """Whether an environment with ``package==version`` meets the workaround's ``requires``."""
+    if requirement is None:
+        return True
+    req = Requirement(requirement)
+    return req.name != package or req.specifier.contains(Version(version), prereleases=True)
+
+
+def _workarounds_naming(entry: Entry, needle: str) -> list[Workaround]:
+    return [w for w in entry.workarounds if needle in w.how or needle in w.action]
+
+
+# --- majors ---------------------------------------------------------------------------------------
+
+
+def test_torchscript_workaround_is_limited_to_transformers_4() -> None:
+    entry = _entry("pytorch/jit-trace-unsupported-io-type")
+    found = _workarounds_naming(entry, "torchscript=True")
+    assert found, "the torchscript=True workaround was dropped instead of conditioned"
+    for w in found:
+        assert _allows(w.requires, "transformers", "4.57.6")
+        assert not _allows(w.requires, "transformers", "5.0.0")
+        assert "TypeError" in (w.condition or "")
+    # transformers 5 users still get a way to tuple outputs
+    assert any(
+        "return_dict=False" in w.how and _allows(w.requires, "transformers", "5.25.0") for w in entry.workarounds
+    )
+
+
+TIMEOUT_ENTRIES = [
+    "pytorch/nccl-watchdog-timeout",
+    "pytorch/nccl-watchdog-timeout-legacy",
+    "pytorch/nccl-watchdog-status-legacy",
+    "pytorch/nccl-blocking-wait-timeout",
+]
+
+
+@pytest.mark.parametrize("entry_id", TIMEOUT_ENTRIES)
+def test_timeout_advice_covers_subgroups(entry_id: str) -> None:
+    entry = _entry(entry_id)
+    texts = [w.action for w in entry.workarounds] + [w.action_zh or "" for w in entry.workarounds]
+    assert not any("only knob" in t or "唯一能设置" in t for t in texts)
+    raising = [w for w in entry.workarounds if "init_process_group(" in w.how and "timeout=" in w.how]
+    assert raising
+    for w in raising:
+        assert "new_group(" in w.how and re.search(r"new_group\([^)]*timeout=", w.how)
+        assert "10 minutes" in w.action and "2.2" in w.action
+        assert "new_group" in (w.action_zh or "") and "10 分钟" in (w.action_zh or "")
+        assert any("distributed_c10d.py" in s for s in w.sources)
+
+
+# --- freshness (item 4) ---------------------------------------------------------------------------
+
+FLIGHT_RECORDER = ("TORCH_NCCL_TRACE_BUFFER_SIZE", "TORCH_NCCL_DUMP_ON_TIMEOUT", "torchfrtrace")
+
+
+def _entry_version_floor(entry: Entry, package: str) -> Version | None:
+    """The lowest release the entry's own message exists in, when its versions say so (torch>=2.6)."""
+    floors = []
+    for vr in entry.versions:
+        req = Requirement(vr.requirement)
+        if req.name == package:
+            floors += [Version(s.version) for s in req.specifier if s.operator in (">=", "==")]
+    return min(floors) if floors else None
+
+
+def test_flight_recorder_advice_states_its_versions() -> None:
+    seen = 0
+    for entry in _entries().values():
+        floor = _entry_version_floor(entry, "torch")
+        for w in entry.workarounds:
+            text = w.how + w.action
+            names = [n for n in FLIGHT_RECORDER if n in text]
+            if not names:
+                continue
+            seen += 1
+            first = "2.5.0" if "torchfrtrace" in names else "2.2.0"
+            old = "2.1.2"
+            if floor is not None and floor >= Version(first):
+                continue  # the entry's message only exists where the advice does
+            assert w.requires is not None, f"{entry.id}: {names} without requires"
+            assert _allows(w.requires, "torch", "2.13.0") and not _allows(w.requires, "torch", old), entry.id
+            if "torchfrtrace" in names and _allows(w.requires, "torch", "2.2.0"):
+                assert "torch>=2.5" in w.how, f"{entry.id}: torchfrtrace named without its version"
+        for d in entry.dead_ends:
+            assert not any(n in d.action for n in FLIGHT_RECORDER) or "2.2" in d.why_fails, entry.id
+    assert seen >= 2
+
+
+def test_env_var_list_carries_flight_recorder_first_version() -> None:
+    rows = {}
+    for item in (resources.files("rootcause") / "data" / "env_vars").iterdir():
+        if item.name.endswith(".yaml"):
+            rows |= {row["name"]: row for row in yaml.safe_load(item.read_text(encoding="utf-8")) or []}
+    for name in ("TORCH_NCCL_TRACE_BUFFER_SIZE", "TORCH_NCCL_DUMP_ON_TIMEOUT"):
+        assert str(rows[name].get("since", "")).startswith("torch 2.2.0"), name
+
+
+HF_CLI = re.compile(r"huggingface-cli (?:download|login|whoami|logout)")
+
+
+def test_huggingface_cli_is_only_named_with_its_version() -> None:
+    """`huggingface-cli` is gone in huggingface_hub 1.0 and `hf` exists from 0.34: advice naming either says which."""
+    seen = 0
+    for entry in _entries().values():
+        for w in entry.workarounds:
+            lines = [ln for ln in w.how.splitlines() if HF_CLI.search(ln) or re.search(r"\bhf (?:download|auth)\b", ln)]
+            if not lines:
+                continue
+            seen += 1
+            stated = "huggingface_hub>=0.34" in (w.requires or "") or any(
+                "huggingface_hub < 0.34" in ln for ln in lines
+            )
+            assert stated, f"{entry.id}: {lines[0].strip()!r} states no huggingface_hub version"
+            for line in lines:
+                assert not line.lstrip().startswith("huggingface-cli"), f"{entry.id}: {line.strip()!r}"
+                assert "huggingface_hub < 1.0" not in line, f"{entry.id}: hf needs 0.34, not 1.0"
+    assert seen >= 10
+
+
+def test_load_weights_only_persistent_id_downloads_with_hf() -> None:
+    entry = _entry("pytorch/load-weights-only-persistent-id")
+    (w,) = _workarounds_naming(entry, "download")
+    assert w.how.splitlines()[-1].lstrip().startswith("hf download ")
+    assert any("0.34.0" in s and "1.0.0" in s for s in w.sources)
