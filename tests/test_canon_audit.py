@@ -161,3 +161,41 @@ def test_load_weights_only_persistent_id_downloads_with_hf() -> None:
     (w,) = _workarounds_naming(entry, "download")
     assert w.how.splitlines()[-1].lstrip().startswith("hf download ")
     assert any("0.34.0" in s and "1.0.0" in s for s in w.sources)
+
+
+# --- minors ---------------------------------------------------------------------------------------
+
+
+def _generation_allows(entry: Entry, needle: str, package: str, version: str) -> bool:
+    (gen,) = [g for g in entry.generations if needle in g.wording]
+    return _allows(gen.versions, package, version)
+
+
+@pytest.mark.parametrize(
+    ("entry_id", "old", "new"),
+    [
+        ("pytorch/nccl-invalid-usage", ", invalid usage, NCCL", "invalid usage (run with NCCL_DEBUG=WARN for details)"),
+        ("pytorch/nccl-internal-error", ", internal error, NCCL", "internal error - please report this issue"),
+    ],
+)
+def test_nccl_result_string_generations_follow_nccl_tags(entry_id: str, old: str, new: str) -> None:
+    """ncclGetErrorString: plain strings up to v2.17.1-1, the 2.18.1-1 wording through v2.30.7-1."""
+    entry = _entry(entry_id)
+    assert _generation_allows(entry, old, "nccl", "2.17.1") and not _generation_allows(entry, old, "nccl", "2.18.1")
+    assert _generation_allows(entry, new, "nccl", "2.18.1") and not _generation_allows(entry, new, "nccl", "2.17.1")
+    for gen in entry.generations:
+        assert gen.bounds_source != "unchecked" and "NVIDIA/nccl@v2.1" in gen.bounds_source.ref
+        wording = (old if "2.17" in gen.bounds_source.ref else new).split(", NCCL")[0]
+        assert any(wording in entry.examples[n].text for n in gen.examples), gen.wording
+    # the DistBackendError wording needs torch 2.0: no open torch>=1.0 bound is claimed any more
+    assert not any(v.requirement == "torch>=1.0" for v in entry.versions)
+    # the INFO suffix belongs to unhandled cuda/system errors, not to this code
+    notes = " ".join(s.note or "" for s in entry.sources)
+    assert "suffixes start in 2.18" not in notes
+
+
+def test_gloo_socket_ifname_is_not_said_to_pin_the_store() -> None:
+    entry = _entry("pytorch/nccl-internal-error")
+    (w,) = _workarounds_naming(entry, "GLOO_SOCKET_IFNAME")
+    assert "c10d store)" not in w.action and "c10d store）" not in (w.action_zh or "")
+    assert "MASTER_ADDR" in w.action and "MASTER_ADDR" in w.how and "MASTER_ADDR" in (w.action_zh or "")
