@@ -199,3 +199,28 @@ def test_gloo_socket_ifname_is_not_said_to_pin_the_store() -> None:
     (w,) = _workarounds_naming(entry, "GLOO_SOCKET_IFNAME")
     assert "c10d store)" not in w.action and "c10d store）" not in (w.action_zh or "")
     assert "MASTER_ADDR" in w.action and "MASTER_ADDR" in w.how and "MASTER_ADDR" in (w.action_zh or "")
+
+
+def test_state_dict_size_mismatch_type_and_old_wording() -> None:
+    entry = _entry("pytorch/state-dict-size-mismatch")
+    assert entry.root_cause_type == "config_mismatch"  # a model/checkpoint config difference, not a library version
+    old = next(g for g in entry.generations if g.wording.startswith("While copying the parameter named"))
+    assert _allows(old.versions, "torch", "0.4.1") and not _allows(old.versions, "torch", "1.0.0")
+    # 1.0.0..1.4.0 still print the whole sentence on copy failures; the suffix came in 1.5.0 ("occurred" in 1.7.0)
+    assert "up to 1.4.0" in (old.note or "") and "1.5.0" in (old.note or "") and "1.7.0" in (old.note or "")
+    assert "survives only as the prefix" not in (old.note or "")
+
+
+def test_ddp_find_unused_parameters_generations_are_torch_1_8_and_1_9() -> None:
+    entry = _entry("pytorch/ddp-find-unused-parameters-warning")
+    first, second = entry.generations
+    assert "did not find any unused parameters. This flag" in first.wording
+    assert [_allows(first.versions, "torch", v) for v in ("1.7.1", "1.8.0", "1.8.1", "1.9.0")] == [
+        False,
+        True,
+        True,
+        False,
+    ]
+    assert "in the forward pass" in second.wording
+    assert [_allows(second.versions, "torch", v) for v in ("1.8.1", "1.9.0", "2.13.0")] == [False, True, True]
+    assert all(g.bounds_source != "unchecked" and g.bounds_source.kind == "source" for g in entry.generations)
