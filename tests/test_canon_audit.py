@@ -224,3 +224,31 @@ def test_ddp_find_unused_parameters_generations_are_torch_1_8_and_1_9() -> None:
     assert "in the forward pass" in second.wording
     assert [_allows(second.versions, "torch", v) for v in ("1.8.1", "1.9.0", "2.13.0")] == [False, True, True]
     assert all(g.bounds_source != "unchecked" and g.bounds_source.kind == "source" for g in entry.generations)
+
+
+def test_cudnn_not_supported_source_fixes_and_old_variant() -> None:
+    entry = _entry("cuda/cudnn-status-not-supported")
+    notes = " ".join(p.note or "" for p in entry.patterns)
+    assert "ATen/cuda/Exceptions.h" in notes and "aten/src/ATen/cudnn/Exceptions.h)" not in notes
+    # disabling cuDNN is a slow fallback today, not a dead end
+    assert not any("cudnn" in d.action.lower() and "disabl" in d.action.lower() for d in entry.dead_ends)
+    hows = [w.how for w in entry.workarounds]
+    assert any("cudnn.flags(enabled=False)" in h for h in hows)
+    assert any("cudnn.benchmark = True" in h for h in hows)
+    assert any("torch.backends.cudnn.version()" in h for h in hows)  # a CUDA/cuDNN change
+    old = next(g for g in entry.generations if g.wording.startswith("CuDNN error:"))
+    assert not _allows(old.versions, "torch", "1.0.0")
+    new = next(g for g in entry.generations if g.wording.startswith("cuDNN error:"))
+    assert _allows(new.versions, "torch", "1.0.0") and _allows(new.versions, "torch", "2.13.0")
+
+
+def test_cudnn_old_capitalised_wrapped_paste_is_answered_by_its_entry() -> None:
+    from rootcause.adapters.loading import load_index
+    from rootcause.core.diagnosis import diagnose_text
+
+    text = (
+        "RuntimeError: CuDNN error: CUDNN_STATUS_NOT_SUPPORTED. This error may appear if you passed in a n\n"
+        "on-contiguous input."
+    )
+    findings = [f for f in diagnose_text(text, load_index()).findings if f.matched_by == "pattern"]
+    assert findings and findings[0].id == "cuda/cudnn-status-not-supported"
