@@ -252,3 +252,27 @@ def test_cudnn_old_capitalised_wrapped_paste_is_answered_by_its_entry() -> None:
     )
     findings = [f for f in diagnose_text(text, load_index()).findings if f.matched_by == "pattern"]
     assert findings and findings[0].id == "cuda/cudnn-status-not-supported"
+
+
+def test_dtensor_mesh_root_cause_does_not_blame_plain_python() -> None:
+    entry = _entry("pytorch/dtensor-mesh-bigger-than-world")
+    assert "plain python instead of torchrun" not in entry.root_cause
+    assert "RANK expected, but not set" in entry.root_cause and "RANK expected, but not set" in (
+        entry.root_cause_zh or ""
+    )
+    old, new = entry.generations
+    assert _allows(old.versions, "torch", "2.4.1") and not _allows(old.versions, "torch", "2.5.0")
+    assert _allows(new.versions, "torch", "2.5.0") and not _allows(new.versions, "torch", "2.4.1")
+
+
+def test_apex_fused_adam_cuda_needs_deprecated_fused_adam() -> None:
+    entry = _entry("packaging/apex-cuda-extensions-missing")
+    (w,) = _workarounds_naming(entry, "--deprecated_fused_adam")
+    assert w.evidence and re.search(w.evidence, "ModuleNotFoundError: No module named 'fused_adam_cuda'")
+    assert not re.search(w.evidence, "ModuleNotFoundError: No module named 'fused_layer_norm_cuda'")
+    assert "apex.optimizers import FusedAdam" in w.how and "25.09" in w.how
+    rows = {}
+    for item in (resources.files("rootcause") / "data" / "env_vars").iterdir():
+        if item.name.endswith(".yaml"):
+            rows |= {row["name"]: row for row in yaml.safe_load(item.read_text(encoding="utf-8")) or []}
+    assert "APEX_DEPRECATED_FUSED_ADAM" in rows
