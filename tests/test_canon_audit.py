@@ -276,3 +276,27 @@ def test_apex_fused_adam_cuda_needs_deprecated_fused_adam() -> None:
         if item.name.endswith(".yaml"):
             rows |= {row["name"]: row for row in yaml.safe_load(item.read_text(encoding="utf-8")) or []}
     assert "APEX_DEPRECATED_FUSED_ADAM" in rows
+
+
+def test_export_constraints_signature_zh_is_complete() -> None:
+    entry = _entry("pytorch/export-constraints-violated")
+    zh = entry.signature_zh or ""
+    # every sentence of the English signature has its Chinese counterpart
+    for token in (
+        "mark_dynamic",
+        "maybe_mark_dynamic",
+        "Dim.DYNAMIC",
+        "Dim.STATIC",
+        "Dim.AUTO",
+        'TORCH_LOGS="+dynamic"',
+    ):
+        assert token in entry.signature and token in zh, token
+
+
+def test_pip_check_wording_dates_from_pip_9() -> None:
+    entry = _entry("packaging/pip-resolver-torch-pin-conflict")
+    check = next(g for g in entry.generations if g.wording == "%s %s has requirement %s, but you have %s %s.")
+    assert _allows(check.versions, "pip", "9.0.0") and not _allows(check.versions, "pip", "8.1.2")
+    install = next(g for g in entry.generations if "but you'll have %s %s which is incompatible" in g.wording)
+    assert not _allows(install.versions, "pip", "9.0.3") and _allows(install.versions, "pip", "10.0.0")
+    assert any(_allows(v.requirement, "pip", "9.0.0") for v in entry.versions if v.requirement.startswith("pip"))
