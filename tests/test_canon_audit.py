@@ -300,3 +300,22 @@ def test_pip_check_wording_dates_from_pip_9() -> None:
     install = next(g for g in entry.generations if "but you'll have %s %s which is incompatible" in g.wording)
     assert not _allows(install.versions, "pip", "9.0.3") and _allows(install.versions, "pip", "10.0.0")
     assert any(_allows(v.requirement, "pip", "9.0.0") for v in entry.versions if v.requirement.startswith("pip"))
+
+
+def test_ib_retry_third_generation_and_2_28_7_rewording() -> None:
+    entry = _entry("nccl/ib-retry-exceeded")
+    third = entry.generations[2]
+    assert third.wording.startswith(
+        "NET/IB : Got completion from peer %s with status=%d opcode=%d len=%d vendor err %d"
+    )
+    assert "NET/IB%s" not in third.wording
+    assert _allows(third.versions, "nccl", "2.28.3") and not _allows(third.versions, "nccl", "2.28.7")
+    assert _allows(third.versions, "nccl", "2.20.3") and not _allows(third.versions, "nccl", "2.19.4")
+    notes = " ".join(p.note or "" for p in entry.patterns)
+    assert "2.28.7+" in notes and "2.28.9+" not in notes
+    # the v2.28.7-1 format (net_ib.cc:2543, ibvWcStatusStr names the status) is matched by the entry's patterns
+    line = (
+        "NET/IB: Got completion from peer 10.0.0.2<40000> with status=IBV_WC_RETRY_EXC_ERR(12) "
+        "opcode=IBV_WC_RDMA_WRITE(1) reqSize=0 vendor_err=129 req_type=Send hca mlx5_0"
+    )
+    assert any(re.search(p.regex, line) for p in entry.patterns)
