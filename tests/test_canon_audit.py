@@ -319,3 +319,15 @@ def test_ib_retry_third_generation_and_2_28_7_rewording() -> None:
         "opcode=IBV_WC_RDMA_WRITE(1) reqSize=0 vendor_err=129 req_type=Send hca mlx5_0"
     )
     assert any(re.search(p.regex, line) for p in entry.patterns)
+
+
+def test_tensor_loss_sequence_length_thread_backs_the_right_workaround() -> None:
+    entry = _entry("pytorch/tensor-loss-batch-size-mismatch")
+    thread = "https://github.com/gauthierdmn/question_generation/issues/4"
+    backed = [w for w in entry.workarounds if thread in w.sources]
+    assert len(backed) == 1
+    (w,) = backed
+    # that thread already flattens both tensors; 1216 vs 1280 is 64 x 19 vs 64 x 20: a sequence-length mismatch
+    assert "sequence length" in w.action and "labels[:, 1:]" in w.how
+    flatten = next(x for x in entry.workarounds if "labels.reshape(-1)" in x.how and x is not w)
+    assert thread not in flatten.sources
