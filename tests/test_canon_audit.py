@@ -319,3 +319,31 @@ def test_ib_retry_third_generation_and_2_28_7_rewording() -> None:
         "opcode=IBV_WC_RDMA_WRITE(1) reqSize=0 vendor_err=129 req_type=Send hca mlx5_0"
     )
     assert any(re.search(p.regex, line) for p in entry.patterns)
+
+
+def test_tensor_loss_sequence_length_thread_backs_the_right_workaround() -> None:
+    entry = _entry("pytorch/tensor-loss-batch-size-mismatch")
+    thread = "https://github.com/gauthierdmn/question_generation/issues/4"
+    backed = [w for w in entry.workarounds if thread in w.sources]
+    assert len(backed) == 1
+    (w,) = backed
+    # that thread already flattens both tensors; 1216 vs 1280 is 64 x 19 vs 64 x 20: a sequence-length mismatch
+    assert "sequence length" in w.action and "labels[:, 1:]" in w.how
+    flatten = next(x for x in entry.workarounds if "labels.reshape(-1)" in x.how and x is not w)
+    assert thread not in flatten.sources
+
+
+def test_vllm_engine_core_names_the_non_dp_engine_engine_core() -> None:
+    entry = _entry("huggingface/vllm-engine-core-init-failed")
+    assert "process's name" in entry.root_cause
+    assert '"(EngineCore pid=...)"' in entry.root_cause and '"(EngineCore pid=...)"' in (entry.root_cause_zh or "")
+    assert "0.18" in entry.root_cause and "0.18" in (entry.root_cause_zh or "")
+    gen = next(g for g in entry.generations if "{finished}" in g.wording)
+    assert "{''EngineCore'': 1}" not in (gen.note or "") and "{'EngineCore': 1}" in (gen.note or "")
+    assert any("v0.18.0" in s.ref and "EngineCore" in (s.note or "") for s in entry.sources)
+    # the pattern still answers the current single-engine form
+    line = (
+        "RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s): {'EngineCore': 1}"
+    )
+    m = next(re.search(p.regex, line) for p in entry.patterns if re.search(p.regex, line))
+    assert m.group("procs") == "{'EngineCore': 1}"
