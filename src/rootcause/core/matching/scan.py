@@ -420,8 +420,10 @@ class SourceScanner:
     def _match_truncated(self, lines: list[str]) -> None:
         """A paste cut short: each line that no pattern matched, tried against the truncated patterns (small
         inputs only; core/matching/heads.py). A line pasted inside a JSON string is tried against every
-        one-line pattern too: the raw text's escapes hid it from the scan."""
-        matched_lines = {h.line for h in self.result.hits}
+        one-line pattern too: the raw text's escapes hid it from the scan. A line that only a family entry matched
+        is tried too: another entry's cut form ranks above the family (docs/ranking.md)."""
+        patterns, entries = self.index.patterns, self.index.entries
+        matched_lines = {h.line for h in self.result.hits if not entries[patterns[h.pattern].entry_id].family}
         for n, line in enumerate(lines, start=1):
             if n in matched_lines or len(self.result.hits) >= self._max_hits:
                 continue
