@@ -100,6 +100,40 @@ def test_earliest_first_among_equals() -> None:
     assert [f.id for f in diagnose_text("alpha failed\nbeta failed\n", index).findings] == ["t/a", "t/b"]
 
 
+FAMILY = make_entry(
+    "t/cuda-error-family",
+    r"CUDA error(?: \((?P<site>[^)]*)\))?: (?P<message>[a-z][\w ]*\w)",
+    "CUDA error: invalid argument",
+    generic=True,
+    family=True,
+)
+GENERIC_ASSERT = make_entry(
+    "t/device-side-assert",
+    r"device-side assert triggered",
+    "CUDA error: device-side assert triggered",
+    generic=True,
+)
+NO_KERNEL = make_entry(
+    "t/no-kernel-image",
+    r"no kernel image is available for execution on the device",
+    "CUDA error: no kernel image is available for execution on the device",
+)
+
+
+def test_a_family_entry_ranks_below_the_specific_member_and_never_hides_its_cut_form() -> None:
+    index = index_of(FAMILY, NO_KERNEL)
+    full = diagnose_text("CUDA error: no kernel image is available for execution on the device", index)
+    assert [f.id for f in full.findings] == ["t/no-kernel-image"], "the family is redundant under its member"
+    cut = diagnose_text("CUDA error (hopper/flash_fwd_launch_template.h:188): no kernel image is available for", index)
+    assert [f.id for f in cut.findings] == ["t/no-kernel-image"], "the family's full match keeps the cut form"
+    generic = diagnose_text("CUDA error: device-side assert triggered", index_of(FAMILY, GENERIC_ASSERT))
+    assert [f.id for f in generic.findings] == ["t/device-side-assert"], "a family ranks below a generic entry too"
+    other = diagnose_text("CUDA error: invalid configuration argument", index)
+    assert [(f.id, f.params.get("message")) for f in other.findings] == [
+        ("t/cuda-error-family", "invalid configuration argument")
+    ]
+
+
 def test_backends_named_by_whole_words() -> None:
     assert backends_named("ProcessGroupGloo.cpp: Gloo connectFullMesh failed") == {"gloo"}
     assert backends_named("NCCL WARN Call to connect returned Connection refused") == {"nccl"}

@@ -223,7 +223,7 @@ def _prune(value: Any) -> Any:
 
 def _drop_defaults(entry: Entry) -> dict[str, Any]:
     data = entry.model_dump(mode="json")
-    for key, default in {"generic": False, "catch_all": False, "role": "cause"}.items():
+    for key, default in {"generic": False, "family": False, "catch_all": False, "role": "cause"}.items():
         if data.get(key) == default:
             data.pop(key)
     evidence = data.get("evidence")

@@ -1,7 +1,8 @@
 """From scanned inputs to ranked findings, or an honest "no known error".
 
 The ranking is explicit and total (docs/ranking.md, one test per rule in tests/test_ranking.py):
-1. a specific entry before a generic one, and a generic one before a catch-all;
+1. a specific entry before a generic one, a generic one before a family entry, and a family entry before a
+   catch-all;
 2. a cause before a symptom (what other ranks print because something else
    failed), and a symptom before a wrapper (torchrun's ChildFailedError);
 3. pattern matches before lexical ones;
@@ -152,8 +153,8 @@ def _finding(group: _Group, env: Environment) -> Finding:
 
 
 def tier(entry: Entry) -> int:
-    """0 specific, 1 generic, 2 catch-all."""
-    return 2 if entry.catch_all else int(entry.generic)
+    """0 specific, 1 generic, 2 family (a generic entry for a whole family of messages), 3 catch-all."""
+    return 3 if entry.catch_all else 2 if entry.family else int(entry.generic)
 
 
 def _rank_key(group: _Group) -> tuple[int, int, int, int, int, int]:
@@ -167,12 +168,15 @@ def _rank_key(group: _Group) -> tuple[int, int, int, int, int, int]:
 
 
 def _drop_redundant_generics(ordered: list[_Group]) -> list[_Group]:
-    """A generic finding says nothing new when every line it matched is explained by a specific one."""
+    """A generic finding says nothing new when every line it matched is explained by a specific one, and a family
+    finding nothing new when a specific or another generic entry explains every line it matched."""
     explained = {(src, hit.line) for g in ordered if not g.entry.generic for src, hit in g.hits}
+    below_family = explained | {(src, hit.line) for g in ordered if tier(g.entry) == 1 for src, hit in g.hits}
     kept = []
     for group in ordered:
         redundant = group.entry.generic and group.count == len(group.hits)
-        if redundant and all((src, hit.line) in explained for src, hit in group.hits):
+        lines = below_family if group.entry.family else explained
+        if redundant and all((src, hit.line) in lines for src, hit in group.hits):
             continue
         kept.append(group)
     return kept
@@ -247,7 +251,8 @@ def diagnose_sources(
 
     nearest: list[Candidate] = []
     nearest_best: dict[str, Candidate] = {}
-    pattern_lines = {(src, hit.line) for g in groups.values() for src, hit in g.hits}
+    # a line only a family entry matched is still searched for another entry, which ranks above it
+    pattern_lines = {(src, hit.line) for g in groups.values() if not g.entry.family for src, hit in g.hits}
     for order, source_name, line_no, raw, clean, rank in lexical_lines:
         if (source_name, line_no) in pattern_lines or is_boilerplate(clean):
             continue  # a frame line or a traceback header says nothing about the cause

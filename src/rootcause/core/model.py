@@ -283,6 +283,11 @@ class Entry(_Strict):
     subcategory: str | None = None
     error_code: str | None = None
     generic: bool = Field(default=False, description="a generic entry; never outranks a specific one")
+    family: bool = Field(
+        default=False,
+        description="explains a whole family (any ML package's missing name, any CUDA error code) and names the member"
+        " through its captures; implies generic; ranks below every other generic entry",
+    )
     catch_all: bool = Field(
         default=False,
         description="matches any error of its kind (a bare Python exception); ranks below every other match",
@@ -338,6 +343,10 @@ class Entry(_Strict):
     def _catch_all_is_generic(self) -> Entry:
         if self.catch_all and not self.generic:
             raise ValueError("a catch_all entry must also be generic")
+        if self.family and not self.generic:
+            raise ValueError("a family entry must also be generic")
+        if self.family and self.catch_all:
+            raise ValueError("an entry is a family or a catch-all, not both")
         return self
 
     @model_validator(mode="after")

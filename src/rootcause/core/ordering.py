@@ -27,8 +27,13 @@ G = TypeVar("G", bound=_HasEntry)
 def without_ambiguous_truncations(hits: list[Hit], index: CompiledIndex) -> list[Hit]:
     """A truncated pattern's hit counts only when no full pattern matched the same line (the line is complete, and
     that entry's) and no other entry's truncated pattern did: a line cut before the words that tell two entries
-    apart names neither."""
-    full = {h.line for h in hits if not index.patterns[h.pattern].truncated}
+    apart names neither. A family entry's full match does not hide another entry's cut form: the family names only
+    the class (``CUDA error: ...``) in which the cut words still place a member."""
+    full = {
+        h.line
+        for h in hits
+        if not index.patterns[h.pattern].truncated and not index.entries[index.patterns[h.pattern].entry_id].family
+    }
     cut_owners: dict[int, set[str]] = {}
     for h in hits:
         if index.patterns[h.pattern].truncated:

@@ -337,9 +337,12 @@ class SourceScanner:
             return None  # a single-line pattern matched it: a pattern line, no need to scan it again
         text = raw.decode("utf-8", "replace")
         clean = strip_framing(text)
-        if self.index.candidates(clean.text, 1, self._scratch):
-            return None  # a pattern line, handled elsewhere
+        if not all(self._family(p) for p in self.index.candidates(clean.text, 1, self._scratch)):
+            return None  # a pattern line, handled elsewhere (a family entry's line stays open to the lexical stage)
         return (line_no, text, clean.text[:2000], clean.rank)
+
+    def _family(self, pattern: int) -> bool:
+        return self.index.entries[self.index.patterns[pattern].entry_id].family
 
     def _errorish_lines(self) -> list[tuple[int, str, str, int | None]]:
         """The first and the last error-looking lines that no pattern explains."""
@@ -421,15 +424,16 @@ class SourceScanner:
                     Hit(p, line_no, first, raw[:2000], clean.text[:2000], params, clean.rank, context)
                 )
                 self._note_rank(clean.rank)
-                if window == 1:
+                if window == 1 and not self._family(p):
                     self._single_hit_lines.add(line_no)
         return matched
 
     def _match_truncated(self, lines: list[str]) -> None:
         """A paste cut short: each line that no pattern matched, tried against the truncated patterns (small
         inputs only; core/matching/heads.py). A line pasted inside a JSON string is tried against every
-        one-line pattern too: the raw text's escapes hid it from the scan."""
-        matched_lines = {h.line for h in self.result.hits}
+        one-line pattern too: the raw text's escapes hid it from the scan. A line that only a family entry matched
+        is tried too: another entry's cut form ranks above the family (docs/ranking.md)."""
+        matched_lines = {h.line for h in self.result.hits if not self._family(h.pattern)}
         for n, line in enumerate(lines, start=1):
             if n in matched_lines or len(self.result.hits) >= self._max_hits:
                 continue
