@@ -104,7 +104,7 @@ def test_a_pattern_ending_at_the_line_end_matches_before_closing_markup(index, c
 
 def test_a_message_hard_wrapped_between_words_is_rejoined(index) -> None:
     text = (
-        "Traceback (most recent call last):\n  File \"train.py\", line 9, in <module>\n"
+        'Traceback (most recent call last):\n  File "train.py", line 9, in <module>\n'
         "RuntimeError: Expected all tensors to be on the same device, but found at least\n"
         "two devices, cuda:0 and cpu! (when checking argument for argument mat1)\n"
     )
@@ -133,7 +133,9 @@ def test_a_plain_keyerror_traceback_is_no_known_error() -> None:
     assert "Unclassified" not in result.stdout, "frames all outside the ML stack: not rootcause's business"
     in_stack = text.replace("app.py", "/opt/venv/lib/python3.11/site-packages/transformers/trainer.py")
     result = run_cli("diagnose", "--format", "md", "-", stdin=in_stack)
-    assert result.returncode == 1 and "Unclassified Python exception" in result.stdout and "KeyError: 'b'" in result.stdout
+    assert (
+        result.returncode == 1 and "Unclassified Python exception" in result.stdout and "KeyError: 'b'" in result.stdout
+    )
 
 
 def test_empty_input_exits_2_saying_nothing_to_read() -> None:
@@ -243,3 +245,34 @@ def test_a_line_matched_by_two_patterns_of_one_entry_is_one_occurrence(index) ->
     assert once.params.get("size") == "2.00 GiB"
     thrice = diagnose_text((line + "\n") * 3, index).findings[0]
     assert (thrice.count, len(thrice.lines)) == (3, 3)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("RuntimeError: CUDA error: invalid device ordin", "cuda/invalid-device-ordinal"),
+        ("When built with FA it fails on RTX 5090 - CUDA error: no kernel image is availa", "cuda/no-kernel-image"),
+        ("Bug: no kernel image is available for execution on the dev…", "cuda/no-kernel-image"),
+        ("RuntimeError: CUDA error: device-side assert trigge", "cuda/device-side-assert-triggered"),
+        ("RuntimeError: DataLoader worker (pid 16725) is killed by signal: K", "pytorch/dataloader-worker-killed-oom"),
+    ],
+)
+def test_a_message_cut_mid_word_after_its_stable_head_still_matches(index, text: str, expected: str) -> None:
+    assert _ids(text, index)[:1] == [expected]
+
+
+def test_a_head_other_entries_share_grows_until_it_is_its_own() -> None:
+    from rootcause.core.matching.heads import truncated
+
+    regex = r"DataLoader worker \(pid (?P<pid>\d+)\) is killed by signal: Killed\."
+    alone = truncated(regex)
+    assert alone is not None and alone.startswith(r"DataLoader worker \(pid (?P<pid>\d+)\)(?: (?:i(?:s")
+    other = "dataloader worker (pid \0) is killed by signal: segmentation fault"
+    grown = truncated(regex, lambda head: head in other)
+    assert grown is not None and grown.startswith(r"DataLoader worker \(pid (?P<pid>\d+)\) is killed by signal: K(")
+    assert truncated(r"Error while deserializing header: \w+", lambda head: True) is None, "all of it is shared"
+
+
+def test_a_line_cut_where_two_entries_still_agree_names_neither(index) -> None:
+    for line in ("RuntimeError: cuDNN error: CUDNN_STATUS_", "SafetensorError: Error while deserializing header: M"):
+        assert _ids(line, index) == [], line

@@ -429,10 +429,11 @@ class SourceScanner:
             found = self.index.truncated_candidates(clean.text)
             if line.count("\\n") >= 2:
                 found += self.index.candidates(clean.text, 1, self._scratch)
-            for p in found:
-                params = self.index.confirm(p, clean.text)
-                if params is not None:
-                    self.result.hits.append(Hit(p, n, n, line[:2000], clean.text[:2000], params, clean.rank))
+            hits = [(p, params) for p in found if (params := self.index.confirm(p, clean.text)) is not None]
+            if len({self.index.patterns[p].entry_id for p, _ in hits if self.index.patterns[p].truncated}) > 1:
+                continue  # cut before the words that tell two entries apart: it names neither
+            for p, params in hits:
+                self.result.hits.append(Hit(p, n, n, line[:2000], clean.text[:2000], params, clean.rank))
 
     def _repair_wrapped(self, lines: list[str]) -> None:
         """Terminals wrap long lines at a fixed width, users and mail clients between words; rejoin and match
