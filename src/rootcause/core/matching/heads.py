@@ -122,10 +122,10 @@ def truncated(regex: str, shared: Shared | None = None) -> str | None:
 
     A title is cut at GitHub's 200 characters and a terminal line at its edge, mid-word as often as not: the cut may
     fall after any character of the pattern's literal text once the head is there (``no kernel image is availa``).
-    A parameter (a class, a group) is taken whole or not at all, and a named capture right after the head that lists
-    the names an entry is scoped to (``(?P<package>transformers|peft|...)``) belongs to the head: a line cut before it could be any
-    package's. ``shared(head)`` says whether another entry's pattern holds the head's skeleton (``DataLoader worker
-    (pid N) is killed`` is the start of two entries): the head then grows, atom by atom, until
+    A parameter (a class, a group) is taken whole or not at all, and a named capture right after the head that
+    lists the names an entry is scoped to (``(?P<package>transformers|peft|...)``) belongs to the head: a line cut
+    before it could be any package's. ``shared(head)`` says whether another entry's pattern holds the head's
+    skeleton (``DataLoader worker (pid N) is killed`` starts two entries): the head then grows, atom by atom, until
     it is this entry's alone. Two entries whose cut forms both match one line name neither (``SourceScanner``)."""
     parts = atoms(regex.removesuffix("$") if not regex.endswith("\\$") else regex)
     if not parts:
