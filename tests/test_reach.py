@@ -276,3 +276,31 @@ def test_a_head_other_entries_share_grows_until_it_is_its_own() -> None:
 def test_a_line_cut_where_two_entries_still_agree_names_neither(index) -> None:
     for line in ("RuntimeError: cuDNN error: CUDNN_STATUS_", "SafetensorError: Error while deserializing header: M"):
         assert _ids(line, index) == [], line
+
+
+def test_a_message_wrapped_over_several_lines_is_rejoined(index) -> None:
+    message = (
+        "RuntimeError: Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions before calling "
+        "NumCudaDevices() that might have already set an error? Error 802: system not yet initialized"
+    )
+    at_80 = "\n".join(message[i : i + 80] for i in range(0, len(message), 80))
+    assert at_80.count("\n") == 2 and _ids(at_80, index)[:1] == ["cuda/system-not-yet-initialized-fabric-manager"]
+    by_words = (
+        "RuntimeError: Unexpected error from cudaGetDeviceCount(). Did you run some cuda\n"
+        "functions before calling NumCudaDevices() that might have already set an error?\n"
+        "Error 802: system not yet initialized\n"
+    )
+    found = diagnose_text(by_words, index).findings
+    assert [f.id for f in found][:1] == ["cuda/system-not-yet-initialized-fabric-manager"] and found[0].count == 1
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"error": "ModuleNotFoundError: No module named \'torch\'\\n"}',
+        '{"detail": "ModuleNotFoundError: No module named \\"torch\\""}'.replace('\\"torch\\"', "'torch'\\n"),
+        "  | ModuleNotFoundError: No module named 'torch'",
+    ],
+)
+def test_one_escaped_line_break_in_json_and_a_log_viewers_gutter_are_framing(index, text: str) -> None:
+    assert _ids(text, index)[:1] == ["packaging/torch-module-not-found"]
