@@ -304,3 +304,16 @@ def test_a_message_wrapped_over_several_lines_is_rejoined(index) -> None:
 )
 def test_one_escaped_line_break_in_json_and_a_log_viewers_gutter_are_framing(index, text: str) -> None:
     assert _ids(text, index)[:1] == ["packaging/torch-module-not-found"]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("ModuleNotFoundError: No module named 'torch.profiler'", ["huggingface/ml-package-cannot-import-name"]),
+        ("```\nModuleNotFoundError: No module named 'torch.distributed.pipelining\n```",
+         ["huggingface/ml-package-cannot-import-name"]),
+        ("ModuleNotFoundError: No module named 'torch._C'", []),  # a broken or shadowed install, not a release
+    ],
+)  # fmt: skip
+def test_a_missing_torch_submodule_is_release_skew_with_or_without_its_closing_quote(index, text, expected) -> None:
+    assert _ids(text, index)[:1] == expected
