@@ -104,7 +104,7 @@ def test_a_pattern_ending_at_the_line_end_matches_before_closing_markup(index, c
 
 def test_a_message_hard_wrapped_between_words_is_rejoined(index) -> None:
     text = (
-        "Traceback (most recent call last):\n  File \"train.py\", line 9, in <module>\n"
+        'Traceback (most recent call last):\n  File "train.py", line 9, in <module>\n'
         "RuntimeError: Expected all tensors to be on the same device, but found at least\n"
         "two devices, cuda:0 and cpu! (when checking argument for argument mat1)\n"
     )
@@ -133,7 +133,9 @@ def test_a_plain_keyerror_traceback_is_no_known_error() -> None:
     assert "Unclassified" not in result.stdout, "frames all outside the ML stack: not rootcause's business"
     in_stack = text.replace("app.py", "/opt/venv/lib/python3.11/site-packages/transformers/trainer.py")
     result = run_cli("diagnose", "--format", "md", "-", stdin=in_stack)
-    assert result.returncode == 1 and "Unclassified Python exception" in result.stdout and "KeyError: 'b'" in result.stdout
+    assert (
+        result.returncode == 1 and "Unclassified Python exception" in result.stdout and "KeyError: 'b'" in result.stdout
+    )
 
 
 def test_empty_input_exits_2_saying_nothing_to_read() -> None:
@@ -243,3 +245,75 @@ def test_a_line_matched_by_two_patterns_of_one_entry_is_one_occurrence(index) ->
     assert once.params.get("size") == "2.00 GiB"
     thrice = diagnose_text((line + "\n") * 3, index).findings[0]
     assert (thrice.count, len(thrice.lines)) == (3, 3)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("RuntimeError: CUDA error: invalid device ordin", "cuda/invalid-device-ordinal"),
+        ("When built with FA it fails on RTX 5090 - CUDA error: no kernel image is availa", "cuda/no-kernel-image"),
+        ("Bug: no kernel image is available for execution on the dev…", "cuda/no-kernel-image"),
+        ("RuntimeError: CUDA error: device-side assert trigge", "cuda/device-side-assert-triggered"),
+        ("RuntimeError: DataLoader worker (pid 16725) is killed by signal: K", "pytorch/dataloader-worker-killed-oom"),
+    ],
+)
+def test_a_message_cut_mid_word_after_its_stable_head_still_matches(index, text: str, expected: str) -> None:
+    assert _ids(text, index)[:1] == [expected]
+
+
+def test_a_head_other_entries_share_grows_until_it_is_its_own() -> None:
+    from rootcause.core.matching.heads import truncated
+
+    regex = r"DataLoader worker \(pid (?P<pid>\d+)\) is killed by signal: Killed\."
+    alone = truncated(regex)
+    assert alone is not None and alone.startswith(r"DataLoader worker \(pid (?P<pid>\d+)\)(?: (?:i(?:s")
+    other = "dataloader worker (pid \0) is killed by signal: segmentation fault"
+    grown = truncated(regex, lambda head: head in other)
+    assert grown is not None and grown.startswith(r"DataLoader worker \(pid (?P<pid>\d+)\) is killed by signal: K(")
+    assert truncated(r"Error while deserializing header: \w+", lambda head: True) is None, "all of it is shared"
+
+
+def test_a_line_cut_where_two_entries_still_agree_names_neither(index) -> None:
+    for line in ("RuntimeError: cuDNN error: CUDNN_STATUS_", "SafetensorError: Error while deserializing header: M"):
+        assert _ids(line, index) == [], line
+
+
+def test_a_message_wrapped_over_several_lines_is_rejoined(index) -> None:
+    message = (
+        "RuntimeError: Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions before calling "
+        "NumCudaDevices() that might have already set an error? Error 802: system not yet initialized"
+    )
+    at_80 = "\n".join(message[i : i + 80] for i in range(0, len(message), 80))
+    assert at_80.count("\n") == 2 and _ids(at_80, index)[:1] == ["cuda/system-not-yet-initialized-fabric-manager"]
+    by_words = (
+        "RuntimeError: Unexpected error from cudaGetDeviceCount(). Did you run some cuda\n"
+        "functions before calling NumCudaDevices() that might have already set an error?\n"
+        "Error 802: system not yet initialized\n"
+    )
+    found = diagnose_text(by_words, index).findings
+    assert [f.id for f in found][:1] == ["cuda/system-not-yet-initialized-fabric-manager"] and found[0].count == 1
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"error": "ModuleNotFoundError: No module named \'torch\'\\n"}',
+        '{"detail": "ModuleNotFoundError: No module named \\"torch\\""}'.replace('\\"torch\\"', "'torch'\\n"),
+        "  | ModuleNotFoundError: No module named 'torch'",
+    ],
+)
+def test_one_escaped_line_break_in_json_and_a_log_viewers_gutter_are_framing(index, text: str) -> None:
+    assert _ids(text, index)[:1] == ["packaging/torch-module-not-found"]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("ModuleNotFoundError: No module named 'torch.profiler'", ["huggingface/ml-package-cannot-import-name"]),
+        ("```\nModuleNotFoundError: No module named 'torch.distributed.pipelining\n```",
+         ["huggingface/ml-package-cannot-import-name"]),
+        ("ModuleNotFoundError: No module named 'torch._C'", []),  # a broken or shadowed install, not a release
+    ],
+)  # fmt: skip
+def test_a_missing_torch_submodule_is_release_skew_with_or_without_its_closing_quote(index, text, expected) -> None:
+    assert _ids(text, index)[:1] == expected

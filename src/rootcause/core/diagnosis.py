@@ -54,6 +54,7 @@ JSON_SCHEMA_VERSION = 1
 PATTERN_SCORE = 0.95
 GENERIC_SCORE = 0.40
 LEXICAL_THRESHOLD = 0.70  # calibrated on the corpus's dev part (bench/README.md) and the canon (its test)
+LEXICAL_TIE = 0.05  # a second lexical candidate this close to the first: the line names neither
 LEXICAL_MAX_SHARE = 0.02  # a lexical claim needs a shared word that at most this share of the canon's entries hold
 NEAREST_FLOOR = 0.25
 MAX_UNCLASSIFIED = 5
@@ -257,7 +258,10 @@ def diagnose_sources(
         if (source_name, line_no) in pattern_lines or is_boilerplate(clean):
             continue  # a frame line or a traceback header says nothing about the cause
         foreign = foreign_to(clean)
-        for entry_id, sim in index.lexical.search(clean, limit=3):
+        found = index.lexical.search(clean, limit=3)
+        # a line that fits two entries about equally tells them apart no better than a cut title does: it names neither
+        tied = len(found) > 1 and found[1][1] >= found[0][1] - LEXICAL_TIE
+        for entry_id, sim in found:
             if entry_id in groups and groups[entry_id].matched_by == "pattern":
                 continue
             entry = index.entries[entry_id]
@@ -267,7 +271,7 @@ def diagnose_sources(
                 and not other_names(clean, (entry.signature, *(ex.text for ex in entry.examples)))
                 and index.lexical.shares_distinctive(clean, entry_id, LEXICAL_MAX_SHARE)
             )
-            if sim >= LEXICAL_THRESHOLD and claimable:
+            if sim >= LEXICAL_THRESHOLD and claimable and not tied:
                 hit = Hit(-1, line_no, line_no, raw[:2000], clean[:2000], {}, rank)
                 group = groups.get(entry_id)
                 if group is None:

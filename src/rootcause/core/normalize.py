@@ -51,6 +51,8 @@ _FRAMING = [
     ("site", re.compile(r"^\[[\w.]+\.py:\d+:\w+\]\s")),
     # What users add around a paste: "> " quotes, markdown fences and emphasis, list bullets, shell prompts
     ("quote", re.compile(r"^\s{0,3}>(?: |$)")),
+    # a log viewer's or a table's gutter (Buildkite, GitHub Actions tables): "  | Traceback ..."
+    ("gutter", re.compile(r"^\s{0,3}\|\s(?=\s*\S)")),
     ("fence", re.compile(r"^\s{0,3}(?:```+|~~~+)(?:[\w+-]+\s+)?(?=\S)")),
     ("emphasis", re.compile(r"^(?:\*\*|__)(?=\S)")),  # only when the line also ends with it (below)
     ("bullet", re.compile(r"^\s{0,3}(?:[-+]|\*(?!\*)|\d{1,2}\.)\s+(?=\S)")),
@@ -73,6 +75,16 @@ class CleanLine:
     text: str
     rank: int | None = None
     local_rank: int | None = None
+
+
+_JSON_CLOSE = re2.compile(r'\s*"\s*[}\],]*\s*$')
+
+
+def json_escaped(line: str) -> bool:
+    """Whether a line is (or holds) a JSON string with escaped line breaks: two of them, or one beside an escaped
+    quote or at the end of a quoted value (``"error": "...\\n"``)."""
+    count = line.count("\\n")
+    return count >= 2 or (count == 1 and ('\\"' in line or '\\n"' in line))
 
 
 def strip_framing(line: str) -> CleanLine:
@@ -101,8 +113,9 @@ def strip_framing(line: str) -> CleanLine:
             break
         else:
             break
-    if line.count("\\n") >= 2:  # a traceback pasted inside a JSON string: its escapes are not the message
-        line = line.replace("\\n", " ").replace("\\t", " ").replace('\\"', '"')
+    if json_escaped(line):  # a traceback pasted inside a JSON string: its escapes are not the message
+        line = line.replace("\\n", " ").replace("\\t", " ").replace('\\"', '"').replace("\\\\", "\\")
+        line = _JSON_CLOSE.sub("", line)  # the string's closing quote and the object's brace: not the message
     if emphasised:
         line = _strip_closing(_strip_closing(line, "**"), "__")
     if "`" in line[-4:] and line.count("`") % 2:  # an unbalanced closing backtick or fence, not `code` in a message

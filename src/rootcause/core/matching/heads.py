@@ -3,30 +3,42 @@
 Users paste the first line of an error and stop, an issue title holds only its first sentence, and a log line
 is cut at a terminal's edge: ``failed (exitcode: 1) local_rank: 0 (pid: 840146)`` is the whole paste, while the
 entry's pattern goes on with `` of binary:``. For every single-line pattern, the *truncated* form matches when
-the line ends at a word boundary anywhere after the pattern's stable head (the first ``MIN_HEAD`` literal
-characters and ``MIN_WORDS`` words, taken whole atom by atom): every parameter capture after the head is in
-effect optional. A truncated form that two entries share names neither, and is dropped. Truncated forms are
-tried on small inputs (pastes) only, after the scan (``SourceScanner.finish``): logs are not cut.
+the line ends anywhere after the pattern's stable head (the first ``MIN_HEAD`` literal characters and
+``MIN_WORDS`` words, taken atom by atom, grown until no other entry's pattern holds it), even mid-word: every
+atom after the head is in effect optional. A truncated form that two entries share names neither, and is
+dropped; so is a line that two entries' forms match. Truncated forms are tried on small inputs (pastes) only,
+after the scan (``SourceScanner.finish``): logs are not cut.
 """
 
 from __future__ import annotations
 
-from itertools import pairwise
+from bisect import bisect_right
+from collections.abc import Callable
+from functools import lru_cache
+from itertools import accumulate
 
 from rootcause.core.model import Entry
 
 MIN_HEAD = 24
-MIN_WORDS = 4
+MIN_WORDS = 3
+MAX_HEAD_PARAMS = 2  # parameters (classes, groups) before the head is long enough: more, and it is not stable
+MAX_TAIL_ATOMS = 400  # RE2 nests at most 1000 groups; a cut later than this is not tried
 _QUANTIFIER_START = set("*+?{")
-# Where a cut line may end: after a whole word and its punctuation. Never inside the next word: that word is often
-# the parameter that tells entries apart ('triton' in "No module named 'triton'"), and a wildcard would erase it.
-_CUT_END = r"[.:,;]?\s*$"
+# Where a cut line may end: after any atom of the pattern, then punctuation, an ellipsis or a closing quote. A
+# parameter is never cut: it is often what tells entries apart, and a partial one could be any of them.
+_CUT_END = r"(?:[.:,;]|\.\.\.|…)?[\"'`]?\s*$"
 _PUNCT_LITERALS = set(".()[]{}*+?|\\/'\"-:,= _<>!@#%&~`;")
 
 
 def atoms(regex: str) -> list[str] | None:
     """The regex as a list of top-level atoms (a character, an escape, a class or a group, each with its
     quantifier); None when it has a top-level alternation, which cannot be cut atom by atom."""
+    found = _atoms(regex)
+    return None if found is None else list(found)
+
+
+@lru_cache(maxsize=4096)
+def _atoms(regex: str) -> tuple[str, ...] | None:
     out: list[str] = []
     i, n = 0, len(regex)
     while i < n:
@@ -65,7 +77,7 @@ def atoms(regex: str) -> list[str] | None:
                 j += 1
         out.append(regex[i:j])
         i = j
-    return out
+    return tuple(out)
 
 
 def _literal(atom: str) -> str:
@@ -81,39 +93,115 @@ def _is_space(atom: str) -> bool:
     return atom.startswith((" ", "\\s"))
 
 
-def truncated(regex: str) -> str | None:
-    """The pattern with everything after its stable head optional, cut at word boundaries, matching only when the
-    line ends there; None when the pattern has no head long enough to name the error alone."""
+def _text(atom: str) -> str:
+    """The text an atom stands for when it is literal, or a group of literals (``(?:cuDNN error: )?``) or a one-letter
+    case class (``[Ee]``); '' otherwise."""
+    lit = _literal(atom)
+    if lit:
+        return lit
+    if len(atom) == 4 and atom[0] == "[" and atom[3] == "]" and atom[1].lower() == atom[2].lower():
+        return atom[1]
+    if atom.startswith("(?:") and atom.endswith((")", ")?")):
+        inner = atoms(atom[3 : atom.rindex(")")])
+        if inner and all(_text(a) for a in inner):
+            return "".join(_text(a) for a in inner)
+    return ""
+
+
+def skeleton(regex: str) -> str:
+    """A pattern's literal text, lower-cased, a NUL for each parameter: what a line it matches must hold."""
+    return "".join(_text(a) or "\0" for a in atoms(regex) or [regex]).lower()
+
+
+Shared = Callable[[str], bool]  # whether another entry's pattern holds this head (its skeleton)
+
+
+def truncated(regex: str, shared: Shared | None = None) -> str | None:
+    """The pattern with everything after its stable head optional, atom by atom, matching only when the line ends
+    there; None when the pattern has no head long enough to name the error alone.
+
+    A title is cut at GitHub's 200 characters and a terminal line at its edge, mid-word as often as not: the cut may
+    fall after any character of the pattern's literal text once the head is there (``no kernel image is availa``).
+    A parameter (a class, a group) is taken whole or not at all, and a named capture right after the head that
+    lists the names an entry is scoped to (``(?P<package>transformers|peft|...)``) belongs to the head: a line cut
+    before it could be any package's. ``shared(head)`` says whether another entry's pattern holds the head's
+    skeleton (``DataLoader worker (pid N) is killed`` starts two entries): the head then grows, atom by atom, until
+    it is this entry's alone. Two entries whose cut forms both match one line name neither (``SourceScanner``)."""
     parts = atoms(regex.removesuffix("$") if not regex.endswith("\\$") else regex)
     if not parts:
         return None
-    head_end, literal = None, ""
-    cuts: list[int] = []
+    head_end, chars, params, words, in_word = None, 0, 0, 0, False
     for k, atom in enumerate(parts):
-        literal += _literal(atom) or "\0"
-        if k + 1 < len(parts) and _is_space(parts[k + 1]):
-            words = len(literal.replace("\0", " ").split())
-            if head_end is None and literal.count("\0") <= 2 and len(literal) - literal.count("\0") >= MIN_HEAD:
-                head_end = k + 1 if words >= MIN_WORDS else None
-            elif head_end is not None:
-                cuts.append(k + 1)
+        lit = _literal(atom)
+        if not lit:
+            params, in_word = params + 1, False
+            if params > MAX_HEAD_PARAMS:
+                return None
+            continue
+        chars += 1
+        words += not in_word and not lit.isspace()
+        in_word = not lit.isspace()
+        if chars >= MIN_HEAD and words >= MIN_WORDS:
+            head_end = k + 1
+            break
     if head_end is None:
         return None
-    bounds = [head_end, *cuts]
-    segments = ["".join(parts[a:b]) for a, b in pairwise(bounds)]
-    tail = "".join(f"(?:{s}" for s in segments) + ")?" * len(segments)
-    return "".join(parts[:head_end]) + tail + _CUT_END
+    for k in range(head_end, len(parts)):  # the first parameter after the head, when it is a scope
+        if parts[k].startswith("(?P<") and "|" in parts[k]:
+            head_end = k + 1
+        if not _literal(parts[k]):
+            break
+    if shared is not None:
+        text = "".join(_text(a) or "\0" for a in parts[:head_end])
+        while head_end < len(parts) and shared(text.lower()):
+            text += _text(parts[head_end]) or "\0"
+            head_end += 1
+    tail = parts[head_end : head_end + MAX_TAIL_ATOMS]
+    if not tail:
+        return None  # nothing to cut: the pattern itself already says it, or all of it is another entry's too
+    return "".join(parts[:head_end]) + "".join(f"(?:{a}" for a in tail) + ")?" * len(tail) + _CUT_END
+
+
+class _Skeletons:
+    """Every pattern's skeleton, joined into one text to search."""
+
+    def __init__(self, skeletons: list[tuple[str, str]]) -> None:
+        self.items = skeletons
+        self.joined = "\x01".join(text for _, text in skeletons)
+        self.starts = list(accumulate((len(text) + 1 for _, text in skeletons), initial=0))
+
+
+def _held_elsewhere(all_: _Skeletons, entry_id: str) -> Shared:
+    """Whether another entry's skeleton holds this head's: the same literal text, a parameter where it has one (a
+    literal there is a narrower message, ``exitcode: -9`` against ``exitcode: N``, which the head does not hold)."""
+    skeletons, joined, starts = all_.items, all_.joined, all_.starts
+
+    def shared(head: str) -> bool:
+        head = head.lstrip("\0")
+        if not head:
+            return True
+        at = joined.find(head)
+        while at >= 0:
+            n = bisect_right(starts, at) - 1
+            if skeletons[n][0] != entry_id:
+                return True
+            at = joined.find(head, starts[n + 1]) if n + 1 < len(starts) else -1
+        return False
+
+    return shared
 
 
 def derive_heads(entries: list[Entry]) -> list[tuple[str, str, bool]]:
     """(entry id, truncated pattern, whether it is a consequence pattern) for every single-line pattern that has
     one, unless another entry derives the same."""
+    skeletons = _Skeletons([(e.id, skeleton(p.regex)) for e in entries if not e.catch_all for p in e.patterns])
     owners: dict[str, set[tuple[str, bool]]] = {}
     for entry in entries:
         if entry.catch_all:
             continue
+        shared = _held_elsewhere(skeletons, entry.id)  # one joined text per entry: cheap, 700 patterns
         for p in entry.patterns:
-            cut = truncated(p.regex) if p.window == 1 else None
+            cut = truncated(p.regex, shared) if p.window == 1 else None
             if cut is not None:
                 owners.setdefault(cut, set()).add((entry.id, p.consequence))
     unique = [(cut, next(iter(found))) for cut, found in sorted(owners.items()) if len({e for e, _ in found}) == 1]

@@ -1,0 +1,156 @@
+"""How well the matcher survives what users do to a message: the canon's own examples, each rewritten the way
+real pastes are (cut short mid-word, quoted, wrapped, escaped inside JSON, Windows paths, in backticks), and the
+share of rewrites whose first claim is still the example's entry (``wrong``: rewrites whose first claim is another
+entry).
+
+    python bench/robustness.py            # one row per rewrite
+    python bench/robustness.py --show cut # the examples a rewrite loses
+
+This is a synthetic complement to bench/coverage.py (real pastes): it measures general mechanisms on the
+canon's examples, never on the corpus, so nothing here is tuned on the test split. Figures are not asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from collections.abc import Callable
+
+Rewrite = Callable[[str, str], str | None]  # (example text, the line its entry matched) -> paste, or None
+
+
+def _cut(fraction: float) -> Rewrite:
+    """The matched line alone, cut mid-word at a fraction of its length past its first 30 characters."""
+
+    def rewrite(_text: str, line: str) -> str | None:
+        line = line.strip()
+        if len(line) < 45:
+            return None
+        at = 30 + int((len(line) - 30) * fraction)
+        while at < len(line) and not line[at - 1].isalnum():  # end inside a word, as a title cut does
+            at += 1
+        return line[:at] if at < len(line) - 1 else None
+
+    return rewrite
+
+
+def _quote(text: str, _line: str) -> str:
+    return "\n".join("> " + x for x in text.splitlines())
+
+
+def _wrap(width: int) -> Rewrite:
+    def rewrite(text: str, _line: str) -> str:
+        out: list[str] = []
+        for x in text.splitlines():
+            out.extend([x[i : i + width] for i in range(0, len(x), width)] or [""])
+        return "\n".join(out)
+
+    return rewrite
+
+
+def _json(text: str, _line: str) -> str:
+    return json.dumps({"error": text + "\n"})
+
+
+_POSIX_PATH = re.compile(r"(?<![\w.])/(?:home|usr|opt|root|data|mnt|workspace|tmp)(?:/[\w.\-]+)+")
+
+
+def _windows(text: str, _line: str) -> str | None:
+    if not _POSIX_PATH.search(text):
+        return None
+    return _POSIX_PATH.sub(lambda m: "C:\\Users\\me" + m.group(0).replace("/", "\\"), text)
+
+
+def _backticks(_text: str, line: str) -> str:
+    return f"`{line.strip()}`"
+
+
+def _unclosed_backtick(_text: str, line: str) -> str:
+    return f"I get `{line.strip()}"
+
+
+def _bullet_bold(_text: str, line: str) -> str:
+    return f"- **{line.strip()}**"
+
+
+def _title(_text: str, line: str) -> str:
+    """An issue title: a few words of the user's own, then the message, cut at GitHub's 200 characters."""
+    title = f"[Bug] training crashes: {line.strip()}"
+    return title[:200]
+
+
+REWRITES: dict[str, Rewrite] = {
+    "line": lambda _t, line: line.strip(),
+    "cut-30": _cut(0.3),
+    "cut-60": _cut(0.6),
+    "cut-90": _cut(0.9),
+    "title": _title,
+    "quote": _quote,
+    "wrap-80": _wrap(80),
+    "wrap-120": _wrap(120),
+    "json": _json,
+    "windows": _windows,
+    "backticks": _backticks,
+    "unclosed-backtick": _unclosed_backtick,
+    "bullet-bold": _bullet_bold,
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--show", choices=sorted(REWRITES), help="list the examples this rewrite loses")
+    args = parser.parse_args(argv)
+
+    from rootcause.adapters.loading import load_index
+    from rootcause.core.diagnosis import SourceInput, diagnose_sources
+    from rootcause.core.matching.scan import iter_text_chunks
+
+    index = load_index()
+
+    def first_claim(paste: str) -> str | None:
+        d = diagnose_sources([SourceInput("<paste>", iter_text_chunks(paste))], index)
+        if not d.matched:
+            return None
+        for f in d.findings:
+            if f.matched_by in ("pattern", "lexical") and not index.entries[f.id].catch_all:
+                return f.id
+        return None
+
+    base: list[tuple[str, str, str]] = []  # (entry id, example text, matched line) where the example is first
+    for entry in index.entries.values():
+        if entry.catch_all:
+            continue
+        for ex in entry.examples:
+            if first_claim(ex.text) != entry.id:
+                continue
+            lines = [x for x in ex.text.splitlines() if x.strip()]
+            own = [x for x in lines if first_claim(x) == entry.id]
+            if own:
+                base.append((entry.id, ex.text, own[-1]))
+    print(f"{len(base)} examples whose own entry is first, and one line of which alone is too")
+    print(f"{'rewrite':<18} {'tried':>6} {'kept':>6} {'share':>6} {'wrong':>6}")
+    for name, rewrite in REWRITES.items():
+        if args.show and name != args.show:
+            continue
+        tried = kept = wrong = 0
+        for entry_id, text, line in base:
+            paste = rewrite(text, line)
+            if paste is None:
+                continue
+            tried += 1
+            got = first_claim(paste)
+            if got == entry_id:
+                kept += 1
+                continue
+            wrong += got is not None
+            if args.show:
+                print(f"  {entry_id}: got {got}\n    {paste[:300]!r}")
+        share = f"{kept / tried:.3f}" if tried else "-"
+        print(f"{name:<18} {tried:>6} {kept:>6} {share:>6} {wrong:>6}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
