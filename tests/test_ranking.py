@@ -138,9 +138,9 @@ def test_real_canon_family_line_stays_open_to_a_specific_lexical_claim(canon_ind
     line = "RuntimeError: Triton Error [CUDA]: an illegal memory access was encountered"
     d = diagnose_text(line, canon_index)
     assert [f.id for f in d.findings] == ["cuda/illegal-memory-access"], "the family is redundant under its member"
-    other = diagnose_text("RuntimeError: Triton Error [CUDA]: context is destroyed", canon_index)
+    other = diagnose_text("RuntimeError: Triton Error [CUDA]: invalid argument", canon_index)
     assert [(f.id, f.params.get("message")) for f in other.findings] == [
-        ("cuda/cuda-runtime-error-code", "context is destroyed")
+        ("cuda/cuda-runtime-error-code", "invalid argument")
     ]
 
 
