@@ -134,6 +134,16 @@ def test_a_family_entry_ranks_below_the_specific_member_and_never_hides_its_cut_
     ]
 
 
+def test_real_canon_family_line_stays_open_to_a_specific_lexical_claim(canon_index) -> None:
+    line = "RuntimeError: Triton Error [CUDA]: an illegal memory access was encountered"
+    d = diagnose_text(line, canon_index)
+    assert [f.id for f in d.findings] == ["cuda/illegal-memory-access"], "the family is redundant under its member"
+    other = diagnose_text("RuntimeError: Triton Error [CUDA]: invalid argument", canon_index)
+    assert [(f.id, f.params.get("message")) for f in other.findings] == [
+        ("cuda/cuda-runtime-error-code", "invalid argument")
+    ]
+
+
 def test_backends_named_by_whole_words() -> None:
     assert backends_named("ProcessGroupGloo.cpp: Gloo connectFullMesh failed") == {"gloo"}
     assert backends_named("NCCL WARN Call to connect returned Connection refused") == {"nccl"}
