@@ -183,6 +183,22 @@ def _drop_redundant_generics(ordered: list[_Group]) -> list[_Group]:
     return kept
 
 
+def lexical_claimable(index: CompiledIndex, clean: str, entry: Entry) -> bool:
+    """Whether the lexical stage may claim ``entry`` for a cleaned line at all, whatever the similarity: the
+    rule `diagnose_sources` applies (and the calibration of its threshold, tests/test_lexical_calibration.py)."""
+    return _claimable(index, clean, entry, foreign_to(clean))
+
+
+def _claimable(index: CompiledIndex, clean: str, entry: Entry, foreign: Callable[[str], bool]) -> bool:
+    """Not a catch-all, not about another stack, no other quoted name, and a distinctive word in common."""
+    return (
+        not entry.generic
+        and not foreign(entry.signature)
+        and not other_names(clean, (entry.signature, *(ex.text for ex in entry.examples)))
+        and index.lexical.shares_distinctive(clean, entry.id, LEXICAL_MAX_SHARE)
+    )
+
+
 def diagnose_sources(
     sources: Iterable[SourceInput],
     index: CompiledIndex,
@@ -265,12 +281,7 @@ def diagnose_sources(
             if entry_id in groups and groups[entry_id].matched_by == "pattern":
                 continue
             entry = index.entries[entry_id]
-            claimable = (
-                not entry.generic
-                and not foreign(entry.signature)
-                and not other_names(clean, (entry.signature, *(ex.text for ex in entry.examples)))
-                and index.lexical.shares_distinctive(clean, entry_id, LEXICAL_MAX_SHARE)
-            )
+            claimable = _claimable(index, clean, entry, foreign)
             if sim >= LEXICAL_THRESHOLD and claimable and not tied:
                 hit = Hit(-1, line_no, line_no, raw[:2000], clean[:2000], {}, rank)
                 group = groups.get(entry_id)

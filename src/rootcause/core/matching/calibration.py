@@ -3,12 +3,15 @@
 Leave-one-out: each real example is held out, the lexical index is built from every
 other document, and the held-out text is searched. A hit is correct when the best entry
 is the example's own. Unrelated texts (other languages' and systems' errors) must stay
-below the threshold. The chosen threshold is the lowest similarity at which precision on
+below the threshold, for every entry the diagnosis could claim for them (``claimable``: the claim rule
+of `diagnosis.lexical_claimable`; a similar text that the rule refuses is never claimed).
+The chosen threshold is the lowest similarity at which precision on
 the held-out examples reaches the target and no unrelated text passes.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from rootcause.core.matching.lexical import LexicalIndex
@@ -69,11 +72,21 @@ def _precision_recall(trials: list[Trial], threshold: float) -> tuple[float, flo
 
 
 def calibrate(
-    entries: list[Entry], unrelated: list[str], *, target_precision: float = 0.9, margin: float = 0.05
+    entries: list[Entry],
+    unrelated: list[str],
+    *,
+    target_precision: float = 0.9,
+    margin: float = 0.05,
+    claimable: Callable[[str, str], bool] | None = None,
 ) -> Calibration:
+    """``claimable(text, entry_id)``: whether the diagnosis could claim that entry for the text at all; an
+    unrelated text then counts at its best similarity among the entries it could be claimed for."""
     trials = leave_one_out(entries)
     full = LexicalIndex.build([(eid, text) for eid, text, _ in _docs([e for e in entries if not e.generic])])
-    negatives = [max((s for _, s in full.search(text, limit=1)), default=0.0) for text in unrelated]
+    negatives = [
+        max((s for eid, s in full.search(text, limit=5) if claimable is None or claimable(text, eid)), default=0.0)
+        for text in unrelated
+    ]
     floor = max(negatives, default=0.0) + margin
     candidates = sorted({round(t.similarity, 3) for t in trials} | {0.5})
     chosen = 1.0
