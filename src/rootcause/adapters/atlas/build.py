@@ -34,7 +34,7 @@ PACKAGES = (
     "onnx", "onnxruntime", "torchvision", "torchaudio",
 )  # fmt: skip
 NCCL_SOURCES = (".cc", ".cu", ".h", ".cpp", ".c")
-CACHE_FORMAT = 2
+CACHE_FORMAT = 3
 
 Progress = Callable[[str], None]
 

@@ -3,9 +3,10 @@
 Pure: takes a module's source text and gives back templates; the adapters read the archives.
 
 A message is split into parts, each a literal text or a placeholder (an f-string field, a `%s`,
-a `{}`). Its RE2 pattern keeps a *required head*: the parts up to the first MIN_HEAD literal
-characters, then every later part nested optional, so a paste cut after any fixed part past the
-head still matches, and the head alone is distinctive enough not to fire on everything.
+a `{}`). Its RE2 pattern keeps a *required head*: the parts up to the word where MIN_HEAD literal
+characters are reached; every later placeholder (with the literal after it) is nested optional, so
+a paste cut anywhere past the head still matches, and the head alone is distinctive enough not to
+fire on everything. The tail only adds captures and a longer match.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from dataclasses import dataclass
 from rootcause.core.atlas.model import TemplateKind
 
 MIN_LITERAL = 12  # fewer literal characters than this: not distinctive, skipped
-MIN_HEAD = 16  # the required head runs until this many literal characters (or the message's end)
+MIN_HEAD = 24  # the required head: literal characters up to the word where this many are reached
 MIN_WORDS = 2  # at least this many distinct words of >= 3 letters
 CAPTURE = ".{0,200}"  # one placeholder: bounded, so a pattern's cost stays linear and small
 MAX_MESSAGE = 800  # a longer first line is cut here (escaped, it still fits MAX_PATTERN)
@@ -163,32 +164,39 @@ def build_pattern(parts: list[Part]) -> tuple[str, str] | None:
     longest = ""
     captures = 0
     index = 0
+    rest = ""  # the part of the literal that crosses MIN_HEAD, after the word where it does
     while index < len(parts) and seen < MIN_HEAD:
         part = parts[index]
+        index += 1
         if part.literal:
-            head.append(escape(part.text))
-            seen += len(part.text.strip())
-            longest = max(longest, part.text, key=len)
+            text = part.text
+            lead = len(text) - len(text.lstrip())
+            cut = text.find(" ", lead + MIN_HEAD - seen)
+            if cut > 0 and text[cut:].strip():
+                text, rest = text[:cut], text[cut:]
+            head.append(escape(text))
+            seen += len(text.strip())
+            longest = max(longest, text, key=len)
         else:
             head.append(f"(?P<p{captures}>{CAPTURE}?)")
             captures += 1
-        index += 1
-    if head and not parts[index - 1].literal:
-        head.pop()  # the message ends in a placeholder before the head is long enough
+    if head and head[-1].startswith("(?P<"):  # the message ends in a placeholder within the head
+        head[-1] = f"(?:{head[-1].removesuffix('?)')}))?"
     fragments: list[str] = []  # the tail: each placeholder with the literal after it
+    tail = ([Part(rest, True)] if rest else []) + parts[index:]
     size = sum(len(h) for h in head)
-    for part in parts[index:]:
+    for part in tail:
         piece = escape(part.text) if part.literal else f"(?P<p{captures}>{CAPTURE}?)"
         size += len(piece) + (0 if part.literal else 6)  # 6: the `(?:` `)?` around each fragment
         if size > MAX_PATTERN:
             if part.literal:
                 fragments.pop()  # the tail is optional: what does not fit is left out
             break
-        if part.literal:
+        if part.literal and fragments:
             fragments[-1] += piece
         else:
             fragments.append(piece)
-            captures += 1
+            captures += 0 if part.literal else 1
     if fragments and fragments[-1].endswith("?)"):
         fragments[-1] = fragments[-1].removesuffix("?)") + ")"  # a last placeholder takes what is there
     optional = ""
