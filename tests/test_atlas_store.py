@@ -38,6 +38,7 @@ def test_round_trip(tmp_path: Path) -> None:
 
 
 def test_xz_atlas_is_decompressed_into_the_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ROOTCAUSE_CACHE_DIR", raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     plain = tmp_path / "atlas.sqlite"
     write_atlas(plain, MANIFEST, [TEMPLATE])

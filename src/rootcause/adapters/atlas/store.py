@@ -40,7 +40,9 @@ COLUMNS = "package, module, function, line, exception, kind, message, pattern, l
 
 
 def cache_root() -> Path:
-    """The user cache directory of rootcause (XDG_CACHE_HOME honoured)."""
+    """The user cache directory: ROOTCAUSE_CACHE_DIR, else $XDG_CACHE_HOME/rootcause, else ~/.cache/rootcause."""
+    if os.environ.get("ROOTCAUSE_CACHE_DIR"):
+        return Path(os.environ["ROOTCAUSE_CACHE_DIR"])
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "rootcause"
 
