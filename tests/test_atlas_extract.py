@@ -156,3 +156,11 @@ def test_nccl_warn_and_info_formats_with_their_lines() -> None:
     assert re2.search(
         found[0].pattern, "node1:123:456 [0] NCCL WARN Call to ibv_reg_mr failed with error Cannot allocate memory"
     )
+
+
+def test_a_library_assertion_loses_the_build_machines_path() -> None:
+    blob = b'\x00inputs.size() == 3 INTERNAL ASSERT FAILED at "/Users/runner/work/pytorch/torch/csrc/x.cpp":120, please report a bug to PyTorch. \x00'
+    [found] = native_strings(blob, "torch/lib/libtorch_cpu.dylib")
+    assert found.message == "inputs.size() == 3 INTERNAL ASSERT FAILED"
+    linux = 'RuntimeError: inputs.size() == 3 INTERNAL ASSERT FAILED at "/var/lib/jenkins/pytorch/torch/csrc/x.cpp":118, please report a bug'
+    assert re2.search(found.pattern, linux)

@@ -25,7 +25,7 @@ from rootcause.adapters.atlas.sources import source_url
 from rootcause.core.atlas.extract import MAX_PATTERN, Extracted, extract_python
 from rootcause.core.atlas.intervals import merge_releases
 from rootcause.core.atlas.model import AtlasManifest, Template, TemplateKind
-from rootcause.core.atlas.native import native_strings, nccl_formats
+from rootcause.core.atlas.native import native_strings, nccl_formats, renormalized
 from rootcause.errors import RootcauseError, StoreError
 
 PACKAGES = (
@@ -81,9 +81,9 @@ def _release_templates(
     cached = cache / "extract" / artifact.package / f"{artifact.version}-{artifact.sha256[:16]}.json.xz"
     if cached.is_file():
         try:
-            result = _from_json(cached.read_bytes())
+            found, sdist = _from_json(cached.read_bytes())
             report.cached.append(tag)
-            return result
+            return [f for f in map(renormalized, found) if f is not None], sdist
         except (ValueError, KeyError, TypeError, lzma.LZMAError):
             cached.unlink()
     path = pypi.fetch(artifact, cache)

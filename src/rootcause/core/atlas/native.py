@@ -46,6 +46,7 @@ _NOT_PROSE = re.compile(r"^[\w./:-]+$|[<>{};]{3}|\bstd::|__|\$\{|\\u[0-9a-f]{4}"
 # WARN("..." "...", args) and INFO(NCCL_INIT|NCCL_NET, "...", args): one or more adjacent C string literals
 _C_STRINGS = r'((?:"(?:[^"\\\n]|\\.)*"\s*)+)'
 _NCCL_CALL = re.compile(r"\b(WARN|INFO)\s*\(\s*(?:[A-Z_|\s]+,\s*)?" + _C_STRINGS)
+_BUILD_PATH = re.compile(r' at "?(?:/|[A-Za-z]:\\)')
 _C_LITERAL = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
 _C_ESCAPES = {"n": "\n", "t": "\t", '"': '"', "\\": "\\", "'": "'"}
 
@@ -62,7 +63,12 @@ def is_error_like(text: str) -> bool:
 
 
 def native_template(text: str, module: str, exception: str = "") -> Extracted | None:
-    """The template of one native string, read as a printf format."""
+    """The template of one native string, read as a printf format.
+
+    The build machine's source path that an assertion message embeds (` at "/Users/runner/...":12`)
+    is cut: it differs between builds of one release, and the paste's path is another machine's.
+    """
+    text = _BUILD_PATH.split(text, maxsplit=1)[0]
     parts = merge_parts(printf_parts(text.strip()))
     built = build_pattern(parts) if parts else None
     if built is None:
@@ -103,3 +109,10 @@ def nccl_formats(source: str, module: str) -> list[Extracted]:
         if template is not None:
             found.append(replace(template, line=line))
     return found
+
+
+def renormalized(found: Extracted) -> Extracted | None:
+    """A library string's template made again by today's rules (for extractions cached by older ones)."""
+    if found.kind is not TemplateKind.NATIVE or found.line:
+        return found  # Python templates and NCCL's C formats are kept as they are
+    return native_template(found.message, found.module, found.exception)
