@@ -46,6 +46,10 @@ def test_xz_atlas_is_decompressed_into_the_cache(tmp_path: Path, monkeypatch: py
     packed.write_bytes(lzma.compress(plain.read_bytes()))
     assert load_templates(packed) == [TEMPLATE]
     assert len(list((tmp_path / "cache" / "rootcause").glob("atlas-*.sqlite"))) == 1
+    written = tmp_path / "written.sqlite.xz"
+    write_atlas(written, MANIFEST, [TEMPLATE])
+    assert lzma.decompress(written.read_bytes())[:16] == b"SQLite format 3\x00"
+    assert load_manifest(written) == MANIFEST and not list(tmp_path.glob("*.plain"))
 
 
 def test_missing_and_foreign_files_are_one_line_errors(tmp_path: Path) -> None:

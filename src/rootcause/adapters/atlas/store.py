@@ -6,11 +6,12 @@ Tables:
   literal, releases_json, source_url)`; `releases_json` is a JSON list of {"first", "last"}.
 
 A compressed atlas (`atlas.sqlite.xz`) is decompressed once into the user cache directory, under a
-name that carries the compressed file's size and mtime, so a newer package replaces it.
+name that carries the compressed file's path, size and mtime, so a newer package replaces it.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import lzma
 import os
@@ -50,7 +51,8 @@ def cache_root() -> Path:
 def _decompressed(xz_path: Path) -> Path:
     """The plain SQLite file of a `.xz` atlas, decompressed once into the cache directory."""
     stat = xz_path.stat()
-    target = cache_root() / f"atlas-{stat.st_size}-{int(stat.st_mtime)}.sqlite"
+    where = hashlib.sha256(str(xz_path.resolve()).encode()).hexdigest()[:12]
+    target = cache_root() / f"atlas-{where}-{stat.st_size}-{stat.st_mtime_ns}.sqlite"
     if target.is_file():
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -137,8 +139,18 @@ def load_templates(path: Path | str) -> list[Template]:
 
 
 def write_atlas(path: Path | str, manifest: AtlasManifest, templates: Iterable[Template]) -> int:
-    """Write a fresh atlas file at `path` (replaced atomically); returns the number of templates."""
+    """Write a fresh atlas file at `path` (replaced atomically; xz-compressed when it ends in `.xz`);
+    returns the number of templates."""
     path = Path(path)
+    if path.suffix == ".xz":
+        plain = path.with_name(path.name.removesuffix(".xz") + ".plain")
+        count = write_atlas(plain, manifest, templates)
+        partial = path.with_name(path.name + ".part")
+        with plain.open("rb") as src, lzma.open(partial, "wb", preset=9 | lzma.PRESET_EXTREME) as dst:
+            shutil.copyfileobj(src, dst, 1 << 20)
+        partial.replace(path)
+        plain.unlink()
+        return count
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(path.name + ".part")
     partial.unlink(missing_ok=True)

@@ -21,7 +21,7 @@ DIR = click.Path(path_type=Path, file_okay=False)
 @atlas.command()
 @click.option("--packages", default="", help="Comma-separated PyPI names, or nccl (default: the whole stack).")
 @click.option("--cache", type=click.Path(path_type=Path), default=None, help="Download and extraction cache.")
-@click.option("--out", type=click.Path(path_type=Path), default=None, help="Atlas file to write or update.")
+@click.option("--out", type=click.Path(path_type=Path), help="Atlas file to write or update (.xz: compressed)")
 @click.option("--nccl-repo", type=DIR, default=None, help="A clone of NVIDIA/nccl (its tags are read).")
 @click.option("--since", type=int, default=2020, show_default=True, help="Minor releases uploaded since this year.")
 @click.option("--artifacts", type=DIR, default=None, help="Read wheels/sdists from this folder, not PyPI.")
@@ -46,7 +46,7 @@ def build(
     if artifacts is not None and not artifacts.is_dir():
         raise UsageError(f"--artifacts {artifacts}: no such folder")
     cache = cache or store.cache_root() / "atlas"
-    out = out or store.SHIPPED
+    out = out or (store.SHIPPED_XZ if store.SHIPPED_XZ.is_file() else store.SHIPPED)
     started = time.monotonic()
 
     def progress(line: str) -> None:
