@@ -41,6 +41,8 @@ def build(
         if nccl_repo is None:
             raise UsageError("--packages nccl needs --nccl-repo PATH (a clone of NVIDIA/nccl)")
         names.remove("nccl")
+    elif packages.strip():
+        nccl_repo = None  # named packages without nccl: NCCL's part of the atlas is kept as it is
     if nccl_repo is not None and not (nccl_repo / ".git").exists() and not (nccl_repo / "HEAD").is_file():
         raise UsageError(f"--nccl-repo {nccl_repo}: not a git clone")
     if artifacts is not None and not artifacts.is_dir():
