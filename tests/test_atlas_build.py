@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import hashlib
 import io
+import os
+import subprocess
 import tarfile
 import zipfile
 from pathlib import Path
@@ -181,3 +183,51 @@ def test_downloads_are_checked_and_never_repeated(tmp_path: Path, monkeypatch: p
     with pytest.raises(StoreError, match="sha256"):
         pypi.fetch(bad, tmp_path)
     assert not list((tmp_path / "artifacts" / "p").glob("p-1.1*"))
+
+
+def _git(repo: Path, *args: str) -> None:
+    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
+    subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, env={**os.environ, **env})
+
+
+def test_nccl_formats_are_read_at_each_minor_releases_last_tag(tmp_path: Path) -> None:
+    repo = tmp_path / "nccl"
+    (repo / "src").mkdir(parents=True)
+    _git(repo, "init", "-q")
+    versions = {
+        "v2.18.1-1": 'WARN("NET/IB : Got completion with error %d, opcode %d", s, o);',
+        "v2.18.3-1": 'WARN("NET/IB : Got completion from peer %s with error %d", p, s);',
+        "v2.19.3-1": 'WARN("NET/IB : Got completion from peer %s with status=%d", p, s);',
+    }
+    for tag, call in versions.items():
+        (repo / "src" / "net_ib.cc").write_text(f"void f() {{\n  {call}\n}}\n")
+        _git(repo, "add", "-A")
+        _git(repo, "commit", "-q", "-m", tag)
+        _git(repo, "tag", tag)
+    out = tmp_path / "atlas.sqlite"
+    with pytest.raises(SystemExit) as exit_info:
+        run(
+            [
+                "atlas",
+                "build",
+                "--packages",
+                "nccl",
+                "--nccl-repo",
+                str(repo),
+                "--cache",
+                str(tmp_path / "c"),
+                "--out",
+                str(out),
+            ]
+        )
+    assert exit_info.value.code == 0
+    assert load_manifest(out).packages == {"nccl": ["v2.18.3-1", "v2.19.3-1"]}  # 2.18.1 is not its minor's last
+    by_message = {t.message: t for t in load_templates(out)}
+    assert set(by_message) == {
+        "NET/IB : Got completion from peer %s with error %d",
+        "NET/IB : Got completion from peer %s with status=%d",
+    }
+    old = by_message["NET/IB : Got completion from peer %s with error %d"]
+    assert old.releases == (ReleaseInterval(first="v2.18.3-1", last="v2.18.3-1"),)
+    assert (old.module, old.line, old.exception) == ("src/net_ib.cc", 2, "WARN")
+    assert old.source_url == "https://github.com/NVIDIA/nccl/blob/v2.18.3-1/src/net_ib.cc#L2"
