@@ -201,6 +201,7 @@ def build(
     since: int = 2020,
     artifacts_dir: Path | None = None,
     nccl_repo: Path | None = None,
+    latest: int | None = None,
     progress: Progress = lambda line: None,
 ) -> BuildReport:
     """Build (or update) the atlas at `out` for `packages` (and NCCL when a clone is given)."""
@@ -226,6 +227,7 @@ def build(
             report.unread[package] = str(exc)
             progress(f"[{package}] not listed: {exc}")
             continue
+        artifacts = artifacts[-latest:] if latest else artifacts
         progress(f"[{package}] {len(artifacts)} releases: {', '.join(a.version for a in artifacts)}")
         got, releases, got_digests = build_package(package, artifacts, cache, report, progress)
         templates += got

@@ -25,8 +25,15 @@ DIR = click.Path(path_type=Path, file_okay=False)
 @click.option("--nccl-repo", type=DIR, default=None, help="A clone of NVIDIA/nccl (its tags are read).")
 @click.option("--since", type=int, default=2020, show_default=True, help="Minor releases uploaded since this year.")
 @click.option("--artifacts", type=DIR, default=None, help="Read wheels/sdists from this folder, not PyPI.")
+@click.option("--latest", type=click.IntRange(min=1), default=None, help="Only the newest N chosen releases of each.")
 def build(
-    packages: str, cache: Path | None, out: Path | None, nccl_repo: Path | None, since: int, artifacts: Path | None
+    packages: str,
+    cache: Path | None,
+    out: Path | None,
+    nccl_repo: Path | None,
+    since: int,
+    artifacts: Path | None,
+    latest: int | None,
 ) -> None:
     """Download (once) and read every chosen release, and write the atlas.
 
@@ -55,7 +62,7 @@ def build(
         click.echo(line, err=True)
 
     report = builder.build(
-        names, cache, out, since=since, artifacts_dir=artifacts, nccl_repo=nccl_repo, progress=progress
+        names, cache, out, since=since, artifacts_dir=artifacts, nccl_repo=nccl_repo, latest=latest, progress=progress
     )
     elapsed = time.monotonic() - started
     click.echo(
