@@ -45,6 +45,7 @@ COMMANDS: dict[str, str] = {
     "mcp": "rootcause.adapters.cli.agents:mcp",
     "verify": "rootcause.adapters.cli.verify:verify",
     "fleet": "rootcause.adapters.cli.fleet:fleet",
+    "atlas": "rootcause.adapters.cli.atlas:atlas",
 }
 
 

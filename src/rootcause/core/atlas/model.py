@@ -56,3 +56,4 @@ class AtlasManifest(BaseModel):
     packages: dict[str, list[str]]  # package -> releases read, oldest first
     digests: dict[str, str] = {}  # "<package>==<release>" -> sha256 of the artifact read
     built_at: str = ""  # ISO 8601
+    unread: dict[str, str] = {}  # "<package>==<release>" (or "<package>") -> why it could not be read

@@ -1,0 +1,77 @@
+"""`rootcause atlas`: the message atlas, built from released artifacts (a maintainers' command)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import click
+
+from rootcause.errors import UsageError
+
+
+@click.group()
+def atlas() -> None:
+    """The message atlas: every error and warning the ML stack can print, at every release."""
+
+
+DIR = click.Path(path_type=Path, file_okay=False)
+
+
+@atlas.command()
+@click.option("--packages", default="", help="Comma-separated PyPI names, or nccl (default: the whole stack).")
+@click.option("--cache", type=click.Path(path_type=Path), default=None, help="Download and extraction cache.")
+@click.option("--out", type=click.Path(path_type=Path), help="Atlas file to write or update (.xz: compressed)")
+@click.option("--nccl-repo", type=DIR, default=None, help="A clone of NVIDIA/nccl (its tags are read).")
+@click.option("--since", type=int, default=2020, show_default=True, help="Minor releases uploaded since this year.")
+@click.option("--artifacts", type=DIR, default=None, help="Read wheels/sdists from this folder, not PyPI.")
+@click.option("--latest", type=click.IntRange(min=1), default=None, help="Only the newest N chosen releases of each.")
+def build(
+    packages: str,
+    cache: Path | None,
+    out: Path | None,
+    nccl_repo: Path | None,
+    since: int,
+    artifacts: Path | None,
+    latest: int | None,
+) -> None:
+    """Download (once) and read every chosen release, and write the atlas.
+
+    Exit 0 when every release was read, 1 when some could not be (listed on stderr and in the
+    manifest's `unread`), 2 on bad arguments.
+    """
+    from rootcause.adapters.atlas import build as builder
+    from rootcause.adapters.atlas import store
+
+    names = [p.strip() for p in packages.split(",") if p.strip()] or list(builder.PACKAGES)
+    if "nccl" in names:  # NCCL is read from a clone's tags, not from PyPI
+        if nccl_repo is None:
+            raise UsageError("--packages nccl needs --nccl-repo PATH (a clone of NVIDIA/nccl)")
+        names.remove("nccl")
+    elif packages.strip():
+        nccl_repo = None  # named packages without nccl: NCCL's part of the atlas is kept as it is
+    if nccl_repo is not None and not (nccl_repo / ".git").exists() and not (nccl_repo / "HEAD").is_file():
+        raise UsageError(f"--nccl-repo {nccl_repo}: not a git clone")
+    if artifacts is not None and not artifacts.is_dir():
+        raise UsageError(f"--artifacts {artifacts}: no such folder")
+    cache = cache or store.cache_root() / "atlas"
+    out = out or (store.SHIPPED_XZ if store.SHIPPED_XZ.is_file() else store.SHIPPED)
+    started = time.monotonic()
+
+    def progress(line: str) -> None:
+        click.echo(line, err=True)
+
+    report = builder.build(
+        names, cache, out, since=since, artifacts_dir=artifacts, nccl_repo=nccl_repo, latest=latest, progress=progress
+    )
+    elapsed = time.monotonic() - started
+    click.echo(
+        f"atlas: {report.templates} templates -> {out} ({out.stat().st_size / 1e6:.1f} MB); "
+        f"{len(report.read)} releases read, {len(report.cached)} from cache, {len(report.unread)} unread, "
+        f"{report.skipped_members} archive members skipped, {elapsed:.0f} s",
+        err=True,
+    )
+    for what, why in report.unread.items():
+        click.echo(f"rootcause: unread: {what}: {why}", err=True)
+    if report.unread:
+        raise SystemExit(1)

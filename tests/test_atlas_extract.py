@@ -1,0 +1,166 @@
+"""Atlas extraction (core): which calls become templates, their RE2 patterns, and release intervals."""
+
+from __future__ import annotations
+
+import re2
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rootcause.core.atlas.extract import MAX_PATTERN, MIN_HEAD, Part, build_pattern, extract_python, merge_parts
+from rootcause.core.atlas.intervals import compress, merge_releases
+from rootcause.core.atlas.model import ReleaseInterval, TemplateKind
+from rootcause.core.atlas.native import is_error_like, native_strings, nccl_formats
+
+SOURCE = """
+import logging, warnings
+logger = logging.getLogger(__name__)
+
+def top(x):
+    raise ValueError("Expected a floating point tensor as input, got %s" % x.dtype)
+
+class Engine:
+    def step(self, rank, size):
+        if rank >= size:
+            raise RuntimeError(f"Rank {rank} is out of range for a world of size {size}")
+        warnings.warn("Engine.step(sync=True) is deprecated and will be removed", FutureWarning)
+        logger.warning("Checkpoint shard %s could not be loaded, skipping it", rank)
+        logging.error("The data loader worker exited unexpectedly: {}".format(rank))
+        raise TypeError("Unsupported optimizer " + str(rank) + " for the fused engine")
+        raise ValueError("bad value")       # too short to be distinctive
+        raise ValueError(message)           # no literal
+        raise KeyError(f"{rank}")           # no literal
+        print("not an error call at all, even with a long message")
+"""
+
+
+def _by_exception() -> dict[str, object]:
+    return {t.exception: t for t in extract_python(SOURCE)}
+
+
+def test_each_message_form_becomes_one_template() -> None:
+    found = extract_python(SOURCE)
+    assert [(t.kind, t.exception, t.line) for t in found] == [
+        (TemplateKind.RAISE, "ValueError", 6),
+        (TemplateKind.RAISE, "RuntimeError", 11),
+        (TemplateKind.WARNING, "FutureWarning", 12),
+        (TemplateKind.LOG, "warning", 13),
+        (TemplateKind.LOG, "error", 14),
+        (TemplateKind.RAISE, "TypeError", 15),
+    ]
+    by = {t.exception: t for t in found}
+    assert by["ValueError"].function == "top"
+    assert by["RuntimeError"].function == "Engine.step"
+    assert by["RuntimeError"].message == "Rank {rank} is out of range for a world of size {size}"
+    assert by["warning"].message == "Checkpoint shard %s could not be loaded, skipping it"
+    assert by["TypeError"].message == "Unsupported optimizer {str(rank)} for the fused engine"
+
+
+def test_patterns_match_the_printed_line_and_capture_its_values() -> None:
+    by = {t.exception: t for t in extract_python(SOURCE)}
+    line = "RuntimeError: Rank 9 is out of range for a world of size 8"
+    m = re2.search(by["RuntimeError"].pattern, line)
+    assert m is not None and m.group("p0") == "9" and m.group("p1") == "8"
+    assert by["RuntimeError"].literal in line
+    assert re2.search(by["error"].pattern, "ERROR:root:The data loader worker exited unexpectedly: 3")
+    assert re2.search(by["FutureWarning"].pattern, "FutureWarning: Engine.step(sync=True) is deprecated and will be")
+    assert not re2.search(by["RuntimeError"].pattern, "Rank 9 is fine")
+
+
+def test_a_paste_cut_after_a_fixed_part_still_matches() -> None:
+    pattern = {t.exception: t for t in extract_python(SOURCE)}["RuntimeError"].pattern
+    assert re2.search(pattern, "Rank 9 is out of range for a world of size ")
+    assert re2.search(pattern, "Rank 9 is out of range for a wor")  # past the required head
+    assert re2.search(pattern, "Rank 9 is out of range for a")
+    assert not re2.search(pattern, "Rank 9 is out of range")
+    assert not re2.search(pattern, "Rank 9 is out")  # inside the head: too little to tell
+
+
+def test_multiline_messages_keep_their_first_line_and_unparsable_source_gives_nothing() -> None:
+    found = extract_python('raise ValueError("\\nThe tokenizer class you load from this checkpoint\\nis not the same")')
+    assert [t.message for t in found] == ["The tokenizer class you load from this checkpoint"]
+    assert extract_python("def broken(:\n") == []
+
+
+_TEXT = st.text(alphabet="abcdefghij klmnop:,.()[]*+?$^|", min_size=1, max_size=30)
+_VALUE = st.text(alphabet="0123456789xyzXYZ_/-", min_size=0, max_size=12)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(_TEXT, _VALUE), min_size=1, max_size=6))
+def test_any_cut_after_the_head_matches(pieces: list[tuple[str, str]]) -> None:
+    """For a message `lit0 {v0} lit1 {v1} ...`: the full line matches, and so does the line cut after
+    any literal part once MIN_HEAD literal characters are in; the prefilter literal is in each."""
+    raw: list[Part] = []
+    for text, _ in pieces:
+        raw += [Part("Something failed at " + text, True), Part("{x}", False)]
+    parts = merge_parts(raw)
+    built = build_pattern(parts)
+    if built is None:
+        return
+    pattern, literal = built
+    assert len(pattern) <= MAX_PATTERN + 200
+    compiled = re2.compile(pattern)
+    rendered = ""
+    seen = 0
+    for i, (text, value) in enumerate(pieces):
+        rendered += ("Something failed at " + text) if i else ("Something failed at " + text).lstrip()
+        seen += len(("Something failed at " + text).strip())
+        if seen >= MIN_HEAD:
+            assert compiled.search(rendered), (pattern, rendered)
+            assert literal in rendered
+        rendered += value
+    assert compiled.search(rendered)
+
+
+def test_patterns_stay_under_the_canon_cap() -> None:
+    long = "x" * 3000
+    found = extract_python(f'raise ValueError("A very long message follows here: {long} and more " + str(v) + " tail")')
+    assert found and all(len(t.pattern) <= MAX_PATTERN for t in found)
+    assert re2.compile(found[0].pattern)
+
+
+def test_intervals_compress_runs_in_release_order() -> None:
+    releases = ["1.0", "1.1", "1.2", "2.0", "2.1"]
+    assert compress(releases, {"1.0", "1.1", "2.0"}) == (
+        ReleaseInterval(first="1.0", last="1.1"),
+        ReleaseInterval(first="2.0", last="2.0"),
+    )
+    assert compress(releases, set()) == ()
+    old = extract_python('def f():\n    raise ValueError(f"Expected the input to be contiguous, got {x}")')
+    new = extract_python('\n\ndef g():\n    raise ValueError(f"Expected the input to be contiguous, got {x}")')
+    [template] = merge_releases("pkg", ["1.0", "1.1"], {"1.0": old, "1.1": new})
+    assert template.releases == (ReleaseInterval(first="1.0", last="1.1"),)
+    assert (template.function, template.line) == ("g", 4)  # from the newest release
+
+
+def test_native_strings_keep_error_like_prose_as_printf_patterns() -> None:
+    blob = (
+        b"\x00_ZN3c105ErrorC2ENS_14SourceLocationE\x00"
+        b"Expected all tensors to be on the same device, but found at least two devices, %s and %s!\x00"
+        b"\x7fELF\x00some/path/to/file.cpp\x00just an ordinary sentence with words\x00"
+    )
+    found = native_strings(blob, "torch/lib/libtorch_cpu.dylib")
+    assert [t.kind for t in found] == [TemplateKind.NATIVE]
+    assert re2.search(
+        found[0].pattern,
+        "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!",
+    )
+    assert not is_error_like("some/path/to/error.cpp")
+
+
+def test_nccl_warn_and_info_formats_with_their_lines() -> None:
+    source = 'int f() {\n  WARN("Call to ibv_reg_mr failed with error %s", strerror(errno));\n  INFO(NCCL_INIT|NCCL_NET, "NET/IB : "\n  "Using interface %s for sideband communication", ifName);\n  TRACE(NCCL_ALL, "comm %p rank %d", comm, rank);\n}\n'
+    found = nccl_formats(source, "src/transport/net_ib.cc")
+    assert [(t.exception, t.line) for t in found] == [("WARN", 2), ("INFO", 3)]
+    assert found[1].message == "NET/IB : Using interface %s for sideband communication"
+    assert re2.search(
+        found[0].pattern, "node1:123:456 [0] NCCL WARN Call to ibv_reg_mr failed with error Cannot allocate memory"
+    )
+
+
+def test_a_library_assertion_loses_the_build_machines_path() -> None:
+    blob = b'\x00inputs.size() == 3 INTERNAL ASSERT FAILED at "/Users/runner/work/pytorch/torch/csrc/x.cpp":120, please report a bug to PyTorch. \x00'
+    [found] = native_strings(blob, "torch/lib/libtorch_cpu.dylib")
+    assert found.message == "inputs.size() == 3 INTERNAL ASSERT FAILED"
+    linux = 'RuntimeError: inputs.size() == 3 INTERNAL ASSERT FAILED at "/var/lib/jenkins/pytorch/torch/csrc/x.cpp":118, please report a bug'
+    assert re2.search(found.pattern, linux)
