@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel
 
 from rootcause.core.advice import SHOWN_WORKAROUNDS, rank_workarounds
+from rootcause.core.atlas.locate import AtlasIndex, Located
 from rootcause.core.findings import (
     Candidate,
     DeadEndView,
@@ -71,6 +72,11 @@ class Diagnosis(BaseModel):
     truncated_hits: int = 0
     triage: TriageReport | None = None
     unclassified: list[UnclassifiedException] = []  # Python exceptions no known error explains (not findings)
+    located: list[Located] = []  # lines no entry claims that a released line of the stack prints (not findings)
+
+
+# the atlas for the located tier: an index, or a function that loads it (called only when a line needs it)
+AtlasSource = AtlasIndex | Callable[[], AtlasIndex | None] | None
 
 def _confidence_label(score: float) -> str:
     return "high" if score >= 0.8 else "medium" if score >= 0.6 else "low"
@@ -186,9 +192,11 @@ def diagnose_sources(
     progress: Callable[[int], object] | None = None,
     triage: Triage | None = None,
     scanned: Callable[[str, ScanResult], object] | None = None,
+    atlas: AtlasSource = None,
 ) -> Diagnosis:
     """Scan every input and rank what was found. ``env`` overrides versions read from logs. With ``triage``,
     the same pass feeds it the lines that hold its keywords (call ``triage.report()`` afterwards).
+    With ``atlas``, the error-looking lines that no entry claims are located (`Diagnosis.located`).
 
     ``scanned`` sees each input's raw scan result (its name first): the fleet scan reads the
     error-looking lines that no pattern explained from it.
@@ -307,7 +315,31 @@ def diagnose_sources(
         truncated_hits=truncated,
         unclassified=unclassified_of(catch_alls, explained, MAX_UNCLASSIFIED),
     )
+    if atlas is not None:
+        d.located = _locate(atlas, groups.values(), lexical_lines, effective_env)
     return d
+
+
+def _locate(
+    atlas: AtlasIndex | Callable[[], AtlasIndex | None],
+    groups: Iterable[_Group],
+    lexical_lines: list[tuple[int, str, int, str, str, int | None]],
+    env: Environment,
+) -> list[Located]:
+    """The located tier over the error-looking lines that no entry claims (a catch-all's line is not claimed:
+    that the message is printed by a known line says more than "an exception"). The atlas is loaded only
+    when such a line exists."""
+    claimed_lines = {(src, hit.line) for g in groups if not g.entry.catch_all for src, hit in g.hits}
+    claimed_texts = {hit.clean for g in groups if not g.entry.catch_all for _, hit in g.hits}
+    lines = [
+        (source, line_no, raw, clean)
+        for _, source, line_no, raw, clean, _ in lexical_lines
+        if (source, line_no) not in claimed_lines and clean not in claimed_texts and not is_boilerplate(clean)
+    ]
+    if not lines:
+        return []
+    index = atlas if isinstance(atlas, AtlasIndex) else atlas()
+    return [] if index is None else index.locate(lines, env)
 
 
 _NOT_AFFECTED = (Verdict.NOT_AFFECTED, Verdict.FIXED)
@@ -326,6 +358,8 @@ def holds_several_ranks(d: Diagnosis) -> bool:
     return len({r for f in d.findings for r in f.ranks}) > 1
 
 
-def diagnose_text(text: str, index: CompiledIndex, env: Environment | None = None) -> Diagnosis:
+def diagnose_text(
+    text: str, index: CompiledIndex, env: Environment | None = None, *, atlas: AtlasSource = None
+) -> Diagnosis:
     """Diagnose one pasted text (a message, a traceback or a whole log)."""
-    return diagnose_sources([SourceInput("<text>", iter_text_chunks(text))], index, env)
+    return diagnose_sources([SourceInput("<text>", iter_text_chunks(text))], index, env, atlas=atlas)

@@ -1,0 +1,103 @@
+"""The atlas for the located tier: found, loaded once per process, cached on disk.
+
+Which atlas: `--atlas PATH` (the CLI), else `ROOTCAUSE_ATLAS`, else the one shipped with the package (when it
+is there). `--no-atlas` or `ROOTCAUSE_NO_ATLAS=1` turns the tier off. The atlas is loaded lazily: a diagnosis
+asks for it only when a line no entry claims needs locating. The compiled index (the rows and the serialised
+hyperscan database) is cached next to the canon's index cache (adapters/loading.py), keyed by the atlas
+file's path, size and modification time and this code's layout; a damaged cache is rebuilt, never trusted.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+from rootcause.adapters.atlas.store import default_atlas_path, load_templates
+from rootcause.adapters.canon_files import write_atomic_bytes
+from rootcause.adapters.loading import NO_CACHE_ENV, cache_dir
+from rootcause.core.atlas.locate import LAYOUT, AtlasIndex
+from rootcause.errors import UsageError
+
+ATLAS_ENV = "ROOTCAUSE_ATLAS"
+NO_ATLAS_ENV = "ROOTCAUSE_NO_ATLAS"
+
+_held: dict[str, tuple[tuple[int, int], AtlasIndex]] = {}  # by resolved path: (size, mtime_ns), index
+_lock = threading.Lock()
+
+
+def atlas_path(explicit: str | None = None) -> Path | None:
+    """The atlas file to use, or None when the tier is off or no atlas is there. A path the user named
+    (`--atlas`, ROOTCAUSE_ATLAS) that is not a file is a usage error."""
+    if os.environ.get(NO_ATLAS_ENV, "").strip() not in ("", "0"):
+        return None
+    named = explicit or os.environ.get(ATLAS_ENV, "").strip() or None
+    if named is not None:
+        path = Path(named).expanduser()
+        if not path.is_file():
+            source = "--atlas" if explicit else ATLAS_ENV
+            raise UsageError(f"{source}: {named}: no atlas file there")
+        return path
+    shipped = default_atlas_path()
+    return shipped if shipped.is_file() else None
+
+
+def _cache_key(path: Path, stamp: tuple[int, int]) -> str:
+    from rootcause import __version__
+
+    text = "\0".join([LAYOUT, __version__, str(path), str(stamp[0]), str(stamp[1])])
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _build(path: Path, stamp: tuple[int, int]) -> AtlasIndex:
+    if os.environ.get(NO_CACHE_ENV):
+        return AtlasIndex.from_templates(load_templates(path))
+    cached = cache_dir() / f"atlas-{_cache_key(path, stamp)}.pickle"
+    if cached.is_file():
+        try:
+            return AtlasIndex.from_payload(pickle.loads(cached.read_bytes()))  # our own file, written below
+        except Exception:  # a stale or damaged cache is rebuilt, never trusted
+            cached.unlink(missing_ok=True)
+    index = AtlasIndex.from_templates(load_templates(path))
+    try:
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic_bytes(cached, pickle.dumps(index.payload(), protocol=pickle.HIGHEST_PROTOCOL))
+        for old in cached.parent.glob("atlas-*.pickle"):
+            if old != cached:
+                old.unlink(missing_ok=True)  # one cache per atlas state
+    except OSError:
+        pass  # a read-only home still locates, only slower
+    return index
+
+
+def load_atlas(path: Path) -> AtlasIndex:
+    """The index of an atlas file, held in this process until the file changes."""
+    resolved = path.resolve()
+    st = resolved.stat()
+    stamp = (st.st_size, st.st_mtime_ns)
+    with _lock:
+        held = _held.get(str(resolved))
+        if held is not None and held[0] == stamp:
+            return held[1]
+        index = _build(resolved, stamp)
+        _held[str(resolved)] = (stamp, index)
+        return index
+
+
+def atlas_loader(explicit: str | None = None, enabled: bool = True) -> Callable[[], AtlasIndex | None] | None:
+    """What `diagnose_sources(atlas=...)` takes: a function that loads the atlas when first called, or None when
+    the tier is off or no atlas is there. The path is checked now (a bad `--atlas` fails before the scan)."""
+    if not enabled:
+        return None
+    path = atlas_path(explicit)
+    if path is None:
+        return None
+    return lambda: load_atlas(path)
+
+
+def forget_atlas() -> None:
+    with _lock:
+        _held.clear()

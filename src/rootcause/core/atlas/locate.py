@@ -1,0 +1,306 @@
+"""The located tier: which released line of the stack printed a line that no known error claims.
+
+An `AtlasIndex` holds every template of the atlas as plain columns. A line is first filtered by the
+templates' literal runs (one hyperscan database in literal mode; without hyperscan, a dictionary of
+each literal's rarest word), and each candidate is confirmed by its own RE2 pattern, compiled on
+first use. Work is bounded: at most `MAX_LINES` lines are examined, `MAX_CANDIDATES` templates are
+confirmed per line, and `MAX_LOCATED` items are reported.
+
+Nothing from outside the stack may be located, so a template takes part only when its literal is long
+enough to be specific (`MIN_LITERAL`), a match must hold enough literal text of the line
+(`_enough_literal`), and an exception class the line names must be the template's own.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import re2
+from pydantic import BaseModel
+
+from rootcause.core.atlas.families import first_checks
+from rootcause.core.atlas.model import Template
+from rootcause.core.atlas.versions import has_it
+
+try:  # hyperscan ships x86-64 wheels only
+    import hyperscan
+except ImportError:  # pragma: no cover - exercised on other architectures
+    hyperscan = None
+
+LAYOUT = "atlas-index 1"  # bump when the payload below changes
+MIN_LITERAL = 12  # a template whose longest literal run is shorter names nothing specific
+MIN_MATCHED = 24  # literal characters a match must hold, unless they make most of the line's message
+MIN_SHARE = 0.6  # ... the share of the message (the line after its exception class) that is enough then
+MAX_LINES = 200  # lines examined per diagnosis
+MAX_LINE_CHARS = 2000  # of each line
+MAX_CANDIDATES = 32  # templates confirmed per line
+MAX_LOCATED = 20  # items reported per diagnosis
+MAX_PARAM = 200  # characters kept of a captured parameter
+MAX_COMPILED = 4096  # confirmed patterns held compiled
+
+# (package, module, function, line, exception, kind, message, pattern, literal, first, last, intervals, source_url)
+Row = tuple[str, str, str, int, str, str, str, str, str, str, str, tuple[tuple[str, str], ...], str]
+
+_EXCEPTION_HEAD = re.compile(r"^(?:[A-Za-z_][\w]*\.)*([A-Za-z_]\w*(?:Error|Exception|Warning|Exit|Interrupt))\s*:")
+_ALIASES = {"EnvironmentError": "OSError", "IOError": "OSError", "WindowsError": "OSError"}
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{3,}")
+
+
+class Located(BaseModel):
+    """A line of the input that a released line of the stack prints: a known message with no reviewed entry."""
+
+    package: str
+    module: str
+    module_line: int = 0  # the line in `module` at the release `source_url` names (0: unknown, native strings)
+    function: str
+    kind: str  # raise | warning | log | native
+    exception: str
+    first: str  # the first release with this wording (first of its first interval)
+    last: str  # the last release with it (last of its last interval)
+    source_url: str
+    source: str  # the input's name
+    line: int  # the line in that input
+    text: str  # the input's line
+    message: str  # the template as written in the library's source
+    params: dict[str, str] = {}
+    installed: str | None = None  # the package's version that `installed_has_it` was judged for
+    installed_has_it: bool | None = None  # that version is within the template's releases (None: not known)
+    family: str | None = None  # version-skew | abi | native-crash | configuration
+    checks: list[str] = []  # the family's first checks
+    checks_zh: list[str] = []
+    also: int = 0  # further templates that match the line as well (other modules, other packages)
+
+
+def _row(t: Template) -> Row:
+    intervals = tuple((r.first, r.last) for r in t.releases)
+    first, last = (intervals[0][0], intervals[-1][1]) if intervals else ("", "")
+    return (
+        t.package,
+        t.module,
+        t.function,
+        t.line,
+        t.exception,
+        t.kind.value,
+        t.message,
+        t.pattern,
+        t.literal,
+        first,
+        last,
+        intervals,
+        t.source_url,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Match:
+    template: int
+    matched: int  # literal characters of the line the match holds
+    params: dict[str, str]
+
+
+class AtlasIndex:
+    """Every template, and a literal prefilter over those specific enough to take part."""
+
+    def __init__(
+        self, rows: Sequence[Row], literals: Sequence[str], members: Sequence[Sequence[int]], blob: bytes | None
+    ):
+        self.rows = rows
+        self.literals = literals  # distinct literals that take part
+        self.members = members  # literal id -> template ids
+        self.hs_db: Any = None
+        self._words: dict[str, list[int]] = {}
+        if hyperscan is not None and literals:
+            self.hs_db = hyperscan.loadb(blob, hyperscan.HS_MODE_BLOCK) if blob else _compile(literals)
+            self._scratch: Any = hyperscan.Scratch(self.hs_db)
+        else:
+            self._words = _word_index(literals)
+        self._compiled: dict[int, Any] = {}
+
+    @classmethod
+    def from_templates(cls, templates: Iterable[Template]) -> AtlasIndex:
+        rows = [_row(t) for t in templates]
+        by_literal: dict[str, list[int]] = {}
+        for n, row in enumerate(rows):
+            if len(row[8]) >= MIN_LITERAL:
+                by_literal.setdefault(row[8], []).append(n)
+        literals = list(by_literal)
+        return cls(rows, literals, [by_literal[lit] for lit in literals], None)
+
+    def payload(self) -> dict[str, Any]:
+        """Plain data to cache (adapters pickle it): `AtlasIndex.from_payload` rebuilds the index from it."""
+        blob = None if self.hs_db is None else hyperscan.dumpb(self.hs_db)
+        return {"layout": LAYOUT, "rows": self.rows, "literals": self.literals, "members": self.members, "hs": blob}
+
+    @classmethod
+    def from_payload(cls, payload: dict[str, Any]) -> AtlasIndex:
+        if payload.get("layout") != LAYOUT:
+            raise ValueError("atlas index payload of another layout")
+        return cls(payload["rows"], payload["literals"], payload["members"], payload["hs"])
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    # -- matching ---------------------------------------------------------------------------
+    def _candidates(self, text: str, scratch: Any) -> list[int]:
+        found: list[int] = []
+        if self.hs_db is not None:
+            hits: list[int] = []
+
+            def on_match(lit: int, _from: int, _to: int, _flags: int, _ctx: object) -> bool | None:
+                hits.append(lit)
+                return True if len(hits) >= MAX_CANDIDATES else None  # True stops the scan
+
+            self.hs_db.scan(text.encode("utf-8", "replace"), match_event_handler=on_match, scratch=scratch)
+        else:
+            hits = []
+            for word in dict.fromkeys(_WORD.findall(text)):
+                hits += [lit for lit in self._words.get(word, ()) if self.literals[lit] in text]
+        for lit in dict.fromkeys(hits):
+            found += self.members[lit]
+        return found[:MAX_CANDIDATES]
+
+    def _regex(self, n: int) -> Any:
+        rx = self._compiled.get(n)
+        if rx is None:
+            if len(self._compiled) >= MAX_COMPILED:
+                self._compiled.clear()
+            options = re2.Options()
+            options.log_errors = False
+            try:
+                rx = re2.compile(self.rows[n][7], options)
+            except re2.error:
+                rx = False  # a pattern RE2 refuses never matches
+            self._compiled[n] = rx
+        return rx
+
+    def match_line(self, text: str, scratch: Any = None) -> tuple[int, dict[str, str], int] | None:
+        """(template, params, further matching templates) for one cleaned line, or None."""
+        text = text[:MAX_LINE_CHARS]
+        head = _EXCEPTION_HEAD.match(text)
+        named = _ALIASES.get(head.group(1), head.group(1)) if head else None
+        message = text[head.end() :].strip() if head else text.strip()
+        matches: list[_Match] = []
+        for n in self._candidates(text, scratch):
+            rx = self._regex(n)
+            if not rx:
+                continue
+            m = rx.search(text)
+            if m is None:
+                continue
+            exception = self.rows[n][4].rsplit(".", 1)[-1]
+            if named and self.rows[n][5] == "raise" and _ALIASES.get(exception, exception) != named:
+                continue  # the line names another exception class
+            params = {k: v[:MAX_PARAM] for k, v in m.groupdict().items() if v}
+            matched = (m.end() - m.start()) - sum(len(v) for v in m.groupdict().values() if v)
+            if _enough_literal(matched, message):
+                matches.append(_Match(n, matched, params))
+        if not matches:
+            return None
+        best = max(matches, key=lambda x: (x.matched, -len(self.rows[x.template][6]), -x.template))
+        return best.template, best.params, len(matches) - 1
+
+    def locate(self, lines: Iterable[tuple[str, int, str, str]], env: dict[str, str] | None = None) -> list[Located]:
+        """Located items for (input name, line number, raw line, cleaned line), in input order, bounded."""
+        scratch = None if self.hs_db is None else self._scratch.clone()
+        out: list[Located] = []
+        seen: set[str] = set()
+        examined = 0
+        for source, line_no, raw, clean in lines:
+            if examined >= MAX_LINES or len(out) >= MAX_LOCATED:
+                break
+            if clean in seen:
+                continue
+            seen.add(clean)
+            examined += 1
+            found = self.match_line(clean, scratch)
+            if found is not None:
+                out.append(self._located(found, source, line_no, raw, env or {}))
+        return out
+
+    def _located(
+        self, found: tuple[int, dict[str, str], int], source: str, line_no: int, raw: str, env: dict[str, str]
+    ) -> Located:
+        n, params, also = found
+        package, module, function, module_line, exception, kind, message, _, _, first, last, intervals, url = self.rows[
+            n
+        ]
+        installed = _installed(env, package)
+        family, checks, checks_zh = first_checks(package, kind, exception, message)
+        return Located(
+            package=package,
+            module=module,
+            module_line=module_line,
+            function=function,
+            kind=kind,
+            exception=exception,
+            first=first,
+            last=last,
+            source_url=url,
+            source=source,
+            line=line_no,
+            text=raw[:500],
+            message=message[:500],
+            params=params,
+            installed=installed,
+            installed_has_it=None if installed is None else has_it(intervals, installed),
+            family=family,
+            checks=checks,
+            checks_zh=checks_zh,
+            also=also,
+        )
+
+
+def _enough_literal(matched: int, message: str) -> bool:
+    return matched >= MIN_MATCHED or (matched >= MIN_LITERAL and matched >= MIN_SHARE * len(message))
+
+
+def _normal_name(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _installed(env: dict[str, str], package: str) -> str | None:
+    want = _normal_name(package)
+    for name, version in env.items():
+        if _normal_name(name) == want:
+            return version
+    return None
+
+
+def _compile(literals: Sequence[str]) -> Any:
+    db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
+    db.compile(
+        expressions=[lit.encode("utf-8") for lit in literals],
+        ids=list(range(len(literals))),
+        elements=len(literals),
+        flags=hyperscan.HS_FLAG_SINGLEMATCH,
+        literal=True,
+    )
+    return db
+
+
+def _word_index(literals: Sequence[str]) -> dict[str, list[int]]:
+    """Without hyperscan: each literal under its rarest word (a literal with no word is left out)."""
+    counts: dict[str, int] = {}
+    words = [_whole_words(lit) for lit in literals]
+    for ws in words:
+        for w in ws:
+            counts[w] = counts.get(w, 0) + 1
+    index: dict[str, list[int]] = {}
+    for n, ws in enumerate(words):
+        if ws:
+            index.setdefault(min(ws, key=lambda w: (counts[w], -len(w))), []).append(n)
+    return index
+
+
+def _whole_words(literal: str) -> list[str]:
+    """The words of a literal that are whole in any line holding it (not cut at the literal's edges)."""
+    found = list(_WORD.finditer(literal))
+    whole = [
+        m.group()
+        for m in found
+        if (m.start() > 0 or not literal[:1].isalnum()) and (m.end() < len(literal) or not literal[-1:].isalnum())
+    ]
+    return list(dict.fromkeys(whole))

@@ -1,0 +1,149 @@
+"""The located tier: lines no entry claims, located in the message atlas (a fixture of real messages)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from atlas_support import TEMPLATES, fixture_index, write_fixture_atlas
+from testkit import run_cli
+
+from rootcause.adapters.loading import load_index
+from rootcause.core.atlas import locate as locate_module
+from rootcause.core.atlas.locate import MAX_LINES, MAX_LOCATED, AtlasIndex
+from rootcause.core.atlas.versions import has_it
+from rootcause.core.diagnosis import diagnose_text
+from rootcause.core.render.diagnosis_html import render_diagnosis_html
+from rootcause.core.render.diagnosis_view import diagnosis_markdown
+
+ACCELERATE = (
+    "Traceback (most recent call last):\n"
+    '  File "train.py", line 12, in <module>\n'
+    '    model = AutoModelForCausalLM.from_pretrained(name, device_map="auto")\n'
+    "ImportError: Using `low_cpu_mem_usage=True` or a `device_map` requires Accelerate: `pip install accelerate`\n"
+)
+BNB = "ImportError: Using `bitsandbytes` 8-bit quantization requires accelerate: `pip install 'accelerate>=0.26.0'`\n"
+
+
+@pytest.fixture(scope="module")
+def atlas(tmp_path_factory: pytest.TempPathFactory) -> AtlasIndex:
+    return fixture_index(tmp_path_factory.mktemp("atlas"))
+
+
+@pytest.fixture(scope="module")
+def index():
+    return load_index()
+
+
+def test_an_unclaimed_line_is_located_with_its_release_facts(index, atlas: AtlasIndex) -> None:
+    d = diagnose_text(ACCELERATE, index, atlas=atlas)
+    assert not d.matched  # located is not a known error
+    [item] = d.located
+    template = TEMPLATES[0]
+    assert (item.package, item.module, item.function) == (template.package, template.module, template.function)
+    assert (item.kind, item.exception, item.module_line) == ("raise", "ImportError", template.line)
+    assert (item.first, item.last) == (template.releases[0].first, template.releases[-1].last)
+    assert item.source_url == template.source_url
+    assert item.line == 4 and item.text.startswith("ImportError: Using `low_cpu_mem_usage=True`")
+    assert item.family == "version-skew" and item.checks and item.checks_zh
+    assert item.installed_has_it is None
+
+
+def test_parameters_are_captured(atlas: AtlasIndex) -> None:
+    [item] = atlas.locate([("<t>", 1, BNB, BNB.strip())])  # (a canon entry claims this line in a diagnosis)
+    assert item.params == {"p0": "0.26.0"} and item.package == "transformers"
+    [cut] = atlas.locate([("<t>", 1, BNB, BNB[:100])])  # a paste cut inside the parameter still matches
+    assert cut.module == TEMPLATES[2].module
+
+
+@pytest.mark.parametrize(
+    ("version", "expected"), [("4.30.0", True), ("4.40.2", True), ("4.50.0", False), ("4.40.0+local", True)]
+)
+def test_installed_has_it_follows_the_intervals(index, atlas: AtlasIndex, version: str, expected: bool) -> None:
+    [item] = diagnose_text(ACCELERATE, index, {"transformers": version}, atlas=atlas).located
+    assert item.installed == version and item.installed_has_it is expected
+
+
+def test_version_checks_of_intervals() -> None:
+    intervals = [("2.0.1", "2.1.2"), ("2.3.1", "2.5.1")]
+    assert has_it(intervals, "2.4.0") is True
+    assert has_it(intervals, "2.2.1") is False
+    assert has_it(intervals, "2.1.3") is None  # a patch of a bounding minor release the atlas did not read
+    assert has_it(intervals, "not a version") is None
+    assert has_it(intervals, "1.13.1") is False
+
+
+def test_a_line_a_canon_entry_claims_is_not_repeated(index, atlas: AtlasIndex) -> None:
+    text = (
+        "RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!"
+    )
+    d = diagnose_text(text, index, atlas=atlas)
+    assert d.findings and d.located == []
+
+
+def test_another_exception_class_than_the_templates_is_not_located(index, atlas: AtlasIndex) -> None:
+    text = ACCELERATE.replace("ImportError:", "KeyError:")
+    assert diagnose_text(text, index, atlas=atlas).located == []
+
+
+def test_work_is_bounded(atlas: AtlasIndex, monkeypatch: pytest.MonkeyPatch) -> None:
+    lines = [
+        ("<t>", n, f"ValueError: Unrecognized configuration class C{n} for this kind of AutoModel: M{n}.", "")
+        for n in range(5000)
+    ]
+    lines = [(s, n, raw, raw) for s, n, raw, _ in lines]
+    assert len(atlas.locate(lines)) == MAX_LOCATED
+    calls = []
+    original = AtlasIndex.match_line
+    monkeypatch.setattr(AtlasIndex, "match_line", lambda self, text, scratch=None: calls.append(text))
+    atlas.locate(lines)
+    assert len(calls) == MAX_LINES
+    monkeypatch.setattr(AtlasIndex, "match_line", original)
+
+
+def test_without_hyperscan_the_word_prefilter_locates_the_same(monkeypatch: pytest.MonkeyPatch, index) -> None:
+    monkeypatch.setattr(locate_module, "hyperscan", None)
+    plain = AtlasIndex.from_templates(TEMPLATES)
+    assert plain.hs_db is None
+    [item] = diagnose_text(ACCELERATE, index, atlas=plain).located
+    assert item.package == "transformers"
+    [item] = plain.locate([("<t>", 1, BNB, BNB.strip())])
+    assert item.params == {"p0": "0.26.0"}
+
+
+def test_the_cached_payload_gives_the_same_index(atlas: AtlasIndex, index) -> None:
+    again = AtlasIndex.from_payload(atlas.payload())
+    assert (
+        diagnose_text(ACCELERATE, index, atlas=again).located == diagnose_text(ACCELERATE, index, atlas=atlas).located
+    )
+
+
+def test_renderers_show_a_known_message_with_no_reviewed_entry(index, atlas: AtlasIndex) -> None:
+    d = diagnose_text(ACCELERATE, index, atlas=atlas)
+    md = diagnosis_markdown(d)
+    assert "## Known message, no reviewed entry" in md and "transformers 4.20.0–4.40.2" in md and ".py:3600" in md
+    html = render_diagnosis_html(d)
+    assert "Known message, no reviewed entry" in html and 'lang="zh"' in html and TEMPLATES[0].source_url in html
+
+
+def test_cli_exits_1_when_only_located_answers_and_flags_turn_it_off(tmp_path: Path) -> None:
+    path = write_fixture_atlas(tmp_path / "atlas.sqlite")
+    result = run_cli("diagnose", "-f", "json", "--atlas", str(path), "--env", "transformers==4.50.0", stdin=ACCELERATE)
+    assert result.returncode == 1, result.stderr
+    [item] = json.loads(result.stdout)["located"]
+    assert item["package"] == "transformers" and item["installed_has_it"] is False
+    text = run_cli("diagnose", "--atlas", str(path), stdin=ACCELERATE)
+    assert text.returncode == 1 and "Known message, no reviewed entry" in text.stdout
+    by_env = run_cli("diagnose", "-f", "json", stdin=ACCELERATE, env={"ROOTCAUSE_ATLAS": str(path)})
+    assert len(json.loads(by_env.stdout)["located"]) == 1
+    off = run_cli("diagnose", "-f", "json", "--no-atlas", stdin=ACCELERATE, env={"ROOTCAUSE_ATLAS": str(path)})
+    assert json.loads(off.stdout)["located"] == []
+
+
+def test_a_missing_atlas_file_is_a_one_line_usage_error(tmp_path: Path) -> None:
+    result = run_cli("diagnose", "--atlas", str(tmp_path / "nope.sqlite"), stdin=ACCELERATE)
+    assert result.returncode == 2
+    assert (
+        "--atlas" in result.stderr and "nope.sqlite" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    )
