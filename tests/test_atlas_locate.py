@@ -147,3 +147,26 @@ def test_a_missing_atlas_file_is_a_one_line_usage_error(tmp_path: Path) -> None:
     assert (
         "--atlas" in result.stderr and "nope.sqlite" in result.stderr and len(result.stderr.strip().splitlines()) == 1
     )
+
+
+def test_the_atlas_is_cached_on_disk_and_a_damaged_cache_is_rebuilt(tmp_path: Path, index, monkeypatch) -> None:
+    from rootcause.adapters.atlas import held
+    from rootcause.adapters.atlas.held import forget_atlas, load_atlas
+
+    monkeypatch.setenv("ROOTCAUSE_CACHE_DIR", str(tmp_path / "cache"))
+    path = write_fixture_atlas(tmp_path / "atlas.sqlite")
+    first = diagnose_text(ACCELERATE, index, atlas=load_atlas(path)).located
+    [folder] = (tmp_path / "cache").glob("atlas-*")
+    assert (folder / "rows.bin").is_file() and (folder / "index.pickle").is_file()
+    forget_atlas()
+
+    def unread(path: Path) -> list:
+        raise AssertionError("the atlas file was read again: the cache was not used")
+
+    with monkeypatch.context() as m:
+        m.setattr(held, "load_templates", unread)
+        assert diagnose_text(ACCELERATE, index, atlas=load_atlas(path)).located == first  # from the cache
+    (folder / "index.pickle").write_bytes(b"not a pickle")
+    forget_atlas()
+    assert diagnose_text(ACCELERATE, index, atlas=load_atlas(path)).located == first  # rebuilt
+    forget_atlas()

@@ -3,21 +3,23 @@
 Which atlas: `--atlas PATH` (the CLI), else `ROOTCAUSE_ATLAS`, else the one shipped with the package (when it
 is there). `--no-atlas` or `ROOTCAUSE_NO_ATLAS=1` turns the tier off. The atlas is loaded lazily: a diagnosis
 asks for it only when a line no entry claims needs locating. The compiled index (the rows and the serialised
-hyperscan database) is cached next to the canon's index cache (adapters/loading.py), keyed by the atlas
-file's path, size and modification time and this code's layout; a damaged cache is rebuilt, never trusted.
+hyperscan database) is cached next to the canon's index cache (adapters/loading.py), in a folder keyed by the
+atlas file's path, size and modification time and this code's layout: the rows' blob is mapped from disk, not
+read, so that a cached atlas loads in milliseconds whatever its size. A damaged cache is rebuilt, never trusted.
 """
 
 from __future__ import annotations
 
 import hashlib
+import mmap
 import os
 import pickle
+import shutil
 import threading
 from collections.abc import Callable
 from pathlib import Path
 
 from rootcause.adapters.atlas.store import default_atlas_path, load_templates
-from rootcause.adapters.canon_files import write_atomic_bytes
 from rootcause.adapters.loading import NO_CACHE_ENV, cache_dir
 from rootcause.core.atlas.locate import LAYOUT, AtlasIndex
 from rootcause.errors import UsageError
@@ -52,22 +54,61 @@ def _cache_key(path: Path, stamp: tuple[int, int]) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
+BLOBS = ("rows", "literals", "hs")  # kept as files of their own, mapped (the rows, the literals) or read
+
+
+def _mapped(path: Path) -> mmap.mmap | bytes:
+    with open(path, "rb") as fh:
+        if os.fstat(fh.fileno()).st_size == 0:
+            return b""
+        return mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+
+
+def _read_cache(folder: Path) -> AtlasIndex:
+    """The cached index: its arrays unpickled, the hyperscan database read, the rows and literals mapped from
+    disk (a row is read only where a line needs it)."""
+    payload = pickle.loads((folder / "index.pickle").read_bytes())  # our own file, written below
+    for name in BLOBS:
+        path = folder / f"{name}.bin"
+        if not path.is_file():
+            payload[name] = None
+        else:  # hyperscan deserialises from bytes only
+            payload[name] = path.read_bytes() if name == "hs" else _mapped(path)
+    return AtlasIndex.from_payload(payload)
+
+
+def _write_cache(folder: Path, index: AtlasIndex) -> None:
+    payload = index.payload()
+    tmp = folder.with_name(folder.name + f".tmp{os.getpid()}")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    for name in BLOBS:
+        blob = payload.pop(name)
+        if blob is not None:
+            (tmp / f"{name}.bin").write_bytes(blob)
+    (tmp / "index.pickle").write_bytes(pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL))
+    try:
+        tmp.rename(folder)  # whole or absent: a reader never sees half a cache
+    except OSError:
+        shutil.rmtree(tmp, ignore_errors=True)  # another process wrote it first
+    for old in folder.parent.glob("atlas-*"):
+        if old != folder and old.is_dir() and ".tmp" not in old.name:
+            shutil.rmtree(old, ignore_errors=True)  # one cache per atlas state
+
+
 def _build(path: Path, stamp: tuple[int, int]) -> AtlasIndex:
     if os.environ.get(NO_CACHE_ENV):
         return AtlasIndex.from_templates(load_templates(path))
-    cached = cache_dir() / f"atlas-{_cache_key(path, stamp)}.pickle"
-    if cached.is_file():
+    folder = cache_dir() / f"atlas-{_cache_key(path, stamp)}"
+    if folder.is_dir():
         try:
-            return AtlasIndex.from_payload(pickle.loads(cached.read_bytes()))  # our own file, written below
+            return _read_cache(folder)
         except Exception:  # a stale or damaged cache is rebuilt, never trusted
-            cached.unlink(missing_ok=True)
+            shutil.rmtree(folder, ignore_errors=True)
     index = AtlasIndex.from_templates(load_templates(path))
     try:
-        cached.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic_bytes(cached, pickle.dumps(index.payload(), protocol=pickle.HIGHEST_PROTOCOL))
-        for old in cached.parent.glob("atlas-*.pickle"):
-            if old != cached:
-                old.unlink(missing_ok=True)  # one cache per atlas state
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        _write_cache(folder, index)
     except OSError:
         pass  # a read-only home still locates, only slower
     return index

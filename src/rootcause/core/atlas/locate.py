@@ -13,7 +13,9 @@ enough to be specific (`MIN_LITERAL`), a match must hold enough literal text of 
 
 from __future__ import annotations
 
+import json
 import re
+from array import array
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -30,13 +32,14 @@ try:  # hyperscan ships x86-64 wheels only
 except ImportError:  # pragma: no cover - exercised on other architectures
     hyperscan = None
 
-LAYOUT = "atlas-index 1"  # bump when the payload below changes
+LAYOUT = "atlas-index 2"  # bump when the payload below changes
 MIN_LITERAL = 12  # a template whose longest literal run is shorter names nothing specific
 MIN_MATCHED = 24  # literal characters a match must hold, unless they make most of the line's message
 MIN_SHARE = 0.6  # ... the share of the message (the line after its exception class) that is enough then
 MAX_LINES = 200  # lines examined per diagnosis
 MAX_LINE_CHARS = 2000  # of each line
 MAX_CANDIDATES = 32  # templates confirmed per line
+MAX_LITERAL_HITS = 256  # literals the prefilter reports per line
 MAX_LOCATED = 20  # items reported per diagnosis
 MAX_PARAM = 200  # characters kept of a captured parameter
 MAX_COMPILED = 4096  # confirmed patterns held compiled
@@ -102,65 +105,119 @@ class _Match:
 
 
 class AtlasIndex:
-    """Every template, and a literal prefilter over those specific enough to take part."""
+    """Every template, and a literal prefilter over those specific enough to take part.
 
-    def __init__(
-        self, rows: Sequence[Row], literals: Sequence[str], members: Sequence[Sequence[int]], blob: bytes | None
-    ):
-        self.rows = rows
-        self.literals = literals  # distinct literals that take part
-        self.members = members  # literal id -> template ids
+    Stored packed, so that a cached index loads in milliseconds whatever the atlas's size: the rows as one
+    blob of JSON arrays (a row is decoded when a line needs it), the literals as one blob (split only without
+    hyperscan), the literal -> templates map as flat arrays. The blobs may be any bytes-like object (the
+    adapters map them from the cache's files).
+    """
+
+    def __init__(self, packed: dict[str, Any]):
+        self._blob: bytes = packed["rows"]
+        self._row_start: array[int] = packed["row_start"]
+        self._lit_len: array[int] = packed["lit_len"]
+        self._mem_start: array[int] = packed["mem_start"]
+        self._mem_ids: array[int] = packed["mem_ids"]
+        self._joined: bytes = packed["literals"]  # utf-8, NUL between literals (a bytes-like object)
+        self._literals: list[str] | None = None
+        self._decoded: dict[int, Row] = {}
         self.hs_db: Any = None
         self._words: dict[str, list[int]] = {}
-        if hyperscan is not None and literals:
-            self.hs_db = hyperscan.loadb(blob, hyperscan.HS_MODE_BLOCK) if blob else _compile(literals)
+        if hyperscan is not None and len(self._lit_len):
+            blob = packed.get("hs")
+            self.hs_db = hyperscan.loadb(blob, hyperscan.HS_MODE_BLOCK) if blob else _compile(self.literals)
             self._scratch: Any = hyperscan.Scratch(self.hs_db)
         else:
-            self._words = _word_index(literals)
+            self._words = _word_index(self.literals)
         self._compiled: dict[int, Any] = {}
 
     @classmethod
     def from_templates(cls, templates: Iterable[Template]) -> AtlasIndex:
-        rows = [_row(t) for t in templates]
+        blob = bytearray()
+        row_start = array("Q", [0])
         by_literal: dict[str, list[int]] = {}
-        for n, row in enumerate(rows):
+        for n, t in enumerate(templates):
+            row = _row(t)
+            blob += json.dumps(row, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+            row_start.append(len(blob))
             if len(row[8]) >= MIN_LITERAL:
                 by_literal.setdefault(row[8], []).append(n)
-        literals = list(by_literal)
-        return cls(rows, literals, [by_literal[lit] for lit in literals], None)
+        mem_start, mem_ids = array("I", [0]), array("I")
+        for ids in by_literal.values():
+            mem_ids.extend(ids)
+            mem_start.append(len(mem_ids))
+        packed = {
+            "rows": bytes(blob),
+            "row_start": row_start,
+            "lit_len": array("I", (len(lit) for lit in by_literal)),
+            "mem_start": mem_start,
+            "mem_ids": mem_ids,
+            "literals": "\0".join(by_literal).encode("utf-8"),
+        }
+        return cls(packed)
 
     def payload(self) -> dict[str, Any]:
         """Plain data to cache (adapters pickle it): `AtlasIndex.from_payload` rebuilds the index from it."""
-        blob = None if self.hs_db is None else hyperscan.dumpb(self.hs_db)
-        return {"layout": LAYOUT, "rows": self.rows, "literals": self.literals, "members": self.members, "hs": blob}
+        return {
+            "layout": LAYOUT,
+            "rows": self._blob,
+            "row_start": self._row_start,
+            "lit_len": self._lit_len,
+            "mem_start": self._mem_start,
+            "mem_ids": self._mem_ids,
+            "literals": self._joined,
+            "hs": None if self.hs_db is None else hyperscan.dumpb(self.hs_db),
+        }
 
     @classmethod
     def from_payload(cls, payload: dict[str, Any]) -> AtlasIndex:
         if payload.get("layout") != LAYOUT:
             raise ValueError("atlas index payload of another layout")
-        return cls(payload["rows"], payload["literals"], payload["members"], payload["hs"])
+        return cls(payload)
+
+    @property
+    def literals(self) -> list[str]:
+        """The distinct literals that take part (split from their packed form when first needed)."""
+        if self._literals is None:
+            self._literals = bytes(self._joined).decode("utf-8").split("\0") if len(self._joined) else []
+        return self._literals
+
+    def row(self, n: int) -> Row:
+        row = self._decoded.get(n)
+        if row is None:
+            if len(self._decoded) >= MAX_COMPILED:
+                self._decoded.clear()
+            values = json.loads(self._blob[self._row_start[n] : self._row_start[n + 1]])
+            values[11] = tuple(tuple(pair) for pair in values[11])
+            row = self._decoded[n] = tuple(values)  # type: ignore[assignment]
+        return row
 
     def __len__(self) -> int:
-        return len(self.rows)
+        return len(self._row_start) - 1
 
     # -- matching ---------------------------------------------------------------------------
     def _candidates(self, text: str, scratch: Any) -> list[int]:
-        found: list[int] = []
+        """Templates whose literal the line holds, the longest literals first, at most MAX_CANDIDATES."""
+        hits: list[int] = []
         if self.hs_db is not None:
-            hits: list[int] = []
 
             def on_match(lit: int, _from: int, _to: int, _flags: int, _ctx: object) -> bool | None:
                 hits.append(lit)
-                return True if len(hits) >= MAX_CANDIDATES else None  # True stops the scan
+                return True if len(hits) >= MAX_LITERAL_HITS else None  # True stops the scan
 
             self.hs_db.scan(text.encode("utf-8", "replace"), match_event_handler=on_match, scratch=scratch)
         else:
-            hits = []
             for word in dict.fromkeys(_WORD.findall(text)):
                 hits += [lit for lit in self._words.get(word, ()) if self.literals[lit] in text]
-        for lit in dict.fromkeys(hits):
-            found += self.members[lit]
-        return found[:MAX_CANDIDATES]
+                if len(hits) >= MAX_LITERAL_HITS:
+                    break
+        found: list[int] = []
+        for lit in sorted(set(hits), key=lambda n: -self._lit_len[n]):
+            found += self._mem_ids[self._mem_start[lit] : self._mem_start[lit + 1]][: MAX_CANDIDATES - len(found)]
+            if len(found) >= MAX_CANDIDATES:
+                break
+        return found
 
     def _regex(self, n: int) -> Any:
         rx = self._compiled.get(n)
@@ -170,7 +227,7 @@ class AtlasIndex:
             options = re2.Options()
             options.log_errors = False
             try:
-                rx = re2.compile(self.rows[n][7], options)
+                rx = re2.compile(self.row(n)[7], options)
             except re2.error:
                 rx = False  # a pattern RE2 refuses never matches
             self._compiled[n] = rx
@@ -190,8 +247,8 @@ class AtlasIndex:
             m = rx.search(text)
             if m is None:
                 continue
-            exception = self.rows[n][4].rsplit(".", 1)[-1]
-            if named and self.rows[n][5] == "raise" and _ALIASES.get(exception, exception) != named:
+            exception = self.row(n)[4].rsplit(".", 1)[-1]
+            if named and self.row(n)[5] == "raise" and _ALIASES.get(exception, exception) != named:
                 continue  # the line names another exception class
             params = {k: v[:MAX_PARAM] for k, v in m.groupdict().items() if v}
             matched = (m.end() - m.start()) - sum(len(v) for v in m.groupdict().values() if v)
@@ -199,7 +256,7 @@ class AtlasIndex:
                 matches.append(_Match(n, matched, params))
         if not matches:
             return None
-        best = max(matches, key=lambda x: (x.matched, -len(self.rows[x.template][6]), -x.template))
+        best = max(matches, key=lambda x: (x.matched, -len(self.row(x.template)[6]), -x.template))
         return best.template, best.params, len(matches) - 1
 
     def locate(self, lines: Iterable[tuple[str, int, str, str]], env: dict[str, str] | None = None) -> list[Located]:
@@ -224,9 +281,9 @@ class AtlasIndex:
         self, found: tuple[int, dict[str, str], int], source: str, line_no: int, raw: str, env: dict[str, str]
     ) -> Located:
         n, params, also = found
-        package, module, function, module_line, exception, kind, message, _, _, first, last, intervals, url = self.rows[
+        package, module, function, module_line, exception, kind, message, _, _, first, last, intervals, url = self.row(
             n
-        ]
+        )
         installed = _installed(env, package)
         family, checks, checks_zh = first_checks(package, kind, exception, message)
         return Located(
