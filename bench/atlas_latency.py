@@ -130,7 +130,7 @@ def main() -> None:
         path = args.atlas
     else:
         path = args.write or Path(tempfile.mkdtemp()) / "atlas.sqlite"
-        write_atlas(path, synthesise(args.templates), AtlasManifest(packages={}))
+        write_atlas(path, AtlasManifest(packages={}), synthesise(args.templates))
     t0 = time.perf_counter()
     templates = load_templates(path)
     t1 = time.perf_counter()

@@ -146,7 +146,7 @@ MANIFEST = AtlasManifest(packages={"torch": ["1.9.1", "2.5.1"], "transformers": 
 
 
 def write_fixture_atlas(path: Path) -> Path:
-    write_atlas(path, TEMPLATES, MANIFEST)
+    write_atlas(path, MANIFEST, TEMPLATES)
     return path
 
 

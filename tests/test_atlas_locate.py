@@ -156,7 +156,7 @@ def test_the_atlas_is_cached_on_disk_and_a_damaged_cache_is_rebuilt(tmp_path: Pa
     monkeypatch.setenv("ROOTCAUSE_CACHE_DIR", str(tmp_path / "cache"))
     path = write_fixture_atlas(tmp_path / "atlas.sqlite")
     first = diagnose_text(ACCELERATE, index, atlas=load_atlas(path)).located
-    [folder] = (tmp_path / "cache").glob("atlas-*")
+    [folder] = (tmp_path / "cache").glob("atlas-index-*")
     assert (folder / "rows.bin").is_file() and (folder / "index.pickle").is_file()
     forget_atlas()
 

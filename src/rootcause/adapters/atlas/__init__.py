@@ -1,1 +1,1 @@
-"""The message atlas's storage and loading (the builder, `rootcause atlas build`, lives here too)."""
+"""The message atlas's I/O: PyPI downloads, archive reading, the SQLite store."""

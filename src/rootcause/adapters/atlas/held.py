@@ -43,8 +43,7 @@ def atlas_path(explicit: str | None = None) -> Path | None:
             source = "--atlas" if explicit else ATLAS_ENV
             raise UsageError(f"{source}: {named}: no atlas file there")
         return path
-    shipped = default_atlas_path()
-    return shipped if shipped.is_file() else None
+    return default_atlas_path()
 
 
 def _cache_key(path: Path, stamp: tuple[int, int]) -> str:
@@ -91,7 +90,7 @@ def _write_cache(folder: Path, index: AtlasIndex) -> None:
         tmp.rename(folder)  # whole or absent: a reader never sees half a cache
     except OSError:
         shutil.rmtree(tmp, ignore_errors=True)  # another process wrote it first
-    for old in folder.parent.glob("atlas-*"):
+    for old in folder.parent.glob("atlas-index-*"):
         if old != folder and old.is_dir() and ".tmp" not in old.name:
             shutil.rmtree(old, ignore_errors=True)  # one cache per atlas state
 
@@ -99,7 +98,7 @@ def _write_cache(folder: Path, index: AtlasIndex) -> None:
 def _build(path: Path, stamp: tuple[int, int]) -> AtlasIndex:
     if os.environ.get(NO_CACHE_ENV):
         return AtlasIndex.from_templates(load_templates(path))
-    folder = cache_dir() / f"atlas-{_cache_key(path, stamp)}"
+    folder = cache_dir() / f"atlas-index-{_cache_key(path, stamp)}"
     if folder.is_dir():
         try:
             return _read_cache(folder)

@@ -1,130 +1,174 @@
-"""The atlas file: one SQLite database, `manifest(key, value)` and `template(...)` (a minimal reader).
+"""The atlas's storage: one SQLite file (optionally shipped xz-compressed).
 
-The schema is the contract with the builder (`rootcause atlas build`); `write_atlas` is here for tests and
-benches that make a small atlas from hand-listed templates.
+Tables:
+- `manifest(key TEXT PRIMARY KEY, value TEXT)`: the AtlasManifest JSON under key 'manifest';
+- `template(id INTEGER PRIMARY KEY, package, module, function, line, exception, kind, message, pattern,
+  literal, releases_json, source_url)`; `releases_json` is a JSON list of {"first", "last"}.
+
+A compressed atlas (`atlas.sqlite.xz`) is decompressed once into the user cache directory, under a
+name that carries the compressed file's path, size and mtime, so a newer package replaces it.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import lzma
+import os
+import shutil
 import sqlite3
 from collections.abc import Iterable
-from importlib.resources import files
 from pathlib import Path
 
-from rootcause.core.atlas.model import AtlasManifest, ReleaseInterval, Template
-from rootcause.errors import UsageError
+from pydantic import ValidationError
 
-COLUMNS = (
-    "id",
-    "package",
-    "module",
-    "function",
-    "line",
-    "exception",
-    "kind",
-    "message",
-    "pattern",
-    "literal",
-    "releases_json",
-    "source_url",
-)
-SCHEMA = (
-    "CREATE TABLE IF NOT EXISTS manifest (key TEXT PRIMARY KEY, value TEXT NOT NULL);\n"
-    "CREATE TABLE IF NOT EXISTS template (id INTEGER PRIMARY KEY, package TEXT NOT NULL, module TEXT NOT NULL, "
-    "function TEXT NOT NULL, line INTEGER NOT NULL, exception TEXT NOT NULL, kind TEXT NOT NULL, "
-    "message TEXT NOT NULL, pattern TEXT NOT NULL, literal TEXT NOT NULL, releases_json TEXT NOT NULL, "
-    "source_url TEXT NOT NULL);"
-)
+from rootcause.core.atlas.model import AtlasManifest, ReleaseInterval, Template, TemplateKind
+from rootcause.errors import NotFoundError, StoreError
+
+DATA_DIR = Path(__file__).resolve().parent.parent.parent / "data" / "atlas"
+SHIPPED = DATA_DIR / "atlas.sqlite"
+SHIPPED_XZ = DATA_DIR / "atlas.sqlite.xz"
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS manifest (key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE IF NOT EXISTS template (
+  id INTEGER PRIMARY KEY, package TEXT NOT NULL, module TEXT NOT NULL, function TEXT NOT NULL,
+  line INTEGER NOT NULL, exception TEXT NOT NULL, kind TEXT NOT NULL, message TEXT NOT NULL,
+  pattern TEXT NOT NULL, literal TEXT NOT NULL, releases_json TEXT NOT NULL, source_url TEXT NOT NULL
+);
+"""
+COLUMNS = "package, module, function, line, exception, kind, message, pattern, literal, releases_json, source_url"
 
 
-def default_atlas_path() -> Path:
-    """The atlas shipped with the package (it may be absent: the located tier is then off)."""
-    return Path(str(files("rootcause"))) / "data" / "atlas" / "atlas.sqlite"
+def cache_root() -> Path:
+    """The user cache directory: ROOTCAUSE_CACHE_DIR, else $XDG_CACHE_HOME/rootcause, else ~/.cache/rootcause."""
+    if os.environ.get("ROOTCAUSE_CACHE_DIR"):
+        return Path(os.environ["ROOTCAUSE_CACHE_DIR"])
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "rootcause"
 
 
-def _connect(path: Path) -> sqlite3.Connection:
+def _decompressed(xz_path: Path) -> Path:
+    """The plain SQLite file of a `.xz` atlas, decompressed once into the cache directory."""
+    stat = xz_path.stat()
+    where = hashlib.sha256(str(xz_path.resolve()).encode()).hexdigest()[:12]
+    target = cache_root() / f"atlas-{where}-{stat.st_size}-{stat.st_mtime_ns}.sqlite"
+    if target.is_file():
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = target.with_suffix(f".part{os.getpid()}")
+    try:
+        with lzma.open(xz_path, "rb") as src, partial.open("wb") as dst:
+            shutil.copyfileobj(src, dst, 1 << 20)
+        partial.replace(target)
+    except (OSError, lzma.LZMAError) as exc:
+        partial.unlink(missing_ok=True)
+        raise StoreError(f"{xz_path}: cannot decompress the atlas: {exc}") from exc
+    return target
+
+
+def default_atlas_path() -> Path | None:
+    """The shipped atlas as a plain SQLite path (decompressed once if shipped as .xz); None if none ships."""
+    if SHIPPED.is_file():
+        return SHIPPED
+    if SHIPPED_XZ.is_file():
+        return _decompressed(SHIPPED_XZ)
+    return None
+
+
+def _connect(path: Path | str) -> sqlite3.Connection:
+    path = Path(path)
+    if path.suffix == ".xz":
+        path = _decompressed(path)
     if not path.is_file():
-        raise UsageError(f"{path}: no atlas file there")
-    return sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-
-
-def load_manifest(path: Path) -> AtlasManifest:
-    con = _connect(path)
+        raise NotFoundError(f"{path}: no such atlas file")
     try:
-        row = con.execute("SELECT value FROM manifest WHERE key = 'manifest'").fetchone()
-    except sqlite3.DatabaseError as exc:
-        raise UsageError(f"{path}: not an atlas ({exc})") from exc
+        return sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    except sqlite3.Error as exc:
+        raise StoreError(f"{path}: cannot open the atlas: {exc}") from exc
+
+
+def load_manifest(path: Path | str) -> AtlasManifest:
+    """The manifest of the atlas at `path` (`.sqlite` or `.sqlite.xz`)."""
+    conn = _connect(path)
+    try:
+        row = conn.execute("SELECT value FROM manifest WHERE key = 'manifest'").fetchone()
+    except sqlite3.Error as exc:
+        raise StoreError(f"{path}: not an atlas: {exc}") from exc
     finally:
-        con.close()
+        conn.close()
     if row is None:
-        raise UsageError(f"{path}: manifest: no 'manifest' row")
-    return AtlasManifest.model_validate_json(row[0])
-
-
-def load_templates(path: Path) -> list[Template]:
-    """Every template of the atlas, in id order. A bad row is a one-line error naming its id and field."""
-    con = _connect(path)
+        raise StoreError(f"{path}: the atlas has no manifest")
     try:
-        rows = con.execute(f"SELECT {', '.join(COLUMNS)} FROM template ORDER BY id").fetchall()
-    except sqlite3.DatabaseError as exc:
-        raise UsageError(f"{path}: not an atlas ({exc})") from exc
+        return AtlasManifest.model_validate_json(row[0])
+    except ValidationError as exc:
+        raise StoreError(f"{path}: manifest: {exc.errors()[0]['msg']}") from exc
+
+
+def _row_template(row: tuple) -> Template:
+    package, module, function, line, exception, kind, message, pattern, literal, releases_json, url = row
+    releases = tuple(ReleaseInterval(first=r["first"], last=r["last"]) for r in json.loads(releases_json))
+    return Template(
+        package=package,
+        module=module,
+        function=function,
+        line=line,
+        exception=exception,
+        kind=TemplateKind(kind),
+        message=message,
+        pattern=pattern,
+        literal=literal,
+        releases=releases,
+        source_url=url,
+    )
+
+
+def load_templates(path: Path | str) -> list[Template]:
+    """Every template of the atlas at `path`, in id order."""
+    conn = _connect(path)
+    try:
+        rows = conn.execute(f"SELECT {COLUMNS} FROM template ORDER BY id").fetchall()
+    except sqlite3.Error as exc:
+        raise StoreError(f"{path}: not an atlas: {exc}") from exc
     finally:
-        con.close()
-    out: list[Template] = []
-    for row in rows:
-        rid, package, module, function, line, exception, kind, message, pattern, literal, releases, url = row
-        try:
-            intervals = tuple(ReleaseInterval(first=a, last=b) for a, b in json.loads(releases))
-            out.append(
-                Template(
-                    package=package,
-                    module=module,
-                    function=function,
-                    line=line,
-                    exception=exception,
-                    kind=kind,
-                    message=message,
-                    pattern=pattern,
-                    literal=literal,
-                    releases=intervals,
-                    source_url=url,
-                )
-            )
-        except (ValueError, TypeError) as exc:
-            first = str(exc).splitlines()[0]
-            raise UsageError(f"{path}: template id {rid}: {first}") from exc
-    return out
+        conn.close()
+    try:
+        return [_row_template(row) for row in rows]
+    except (ValueError, KeyError, TypeError, ValidationError) as exc:
+        raise StoreError(f"{path}: a template row is malformed: {exc}") from exc
 
 
-def write_atlas(path: Path, templates: Iterable[Template], manifest: AtlasManifest) -> None:
-    """Write an atlas file (tests, benches): the same schema as the builder's."""
+def write_atlas(path: Path | str, manifest: AtlasManifest, templates: Iterable[Template]) -> int:
+    """Write a fresh atlas file at `path` (replaced atomically; xz-compressed when it ends in `.xz`);
+    returns the number of templates."""
+    path = Path(path)
+    if path.suffix == ".xz":
+        plain = path.with_name(path.name.removesuffix(".xz") + ".plain")
+        count = write_atlas(plain, manifest, templates)
+        partial = path.with_name(path.name + ".part")
+        with plain.open("rb") as src, lzma.open(partial, "wb", preset=9 | lzma.PRESET_EXTREME) as dst:
+            shutil.copyfileobj(src, dst, 1 << 20)
+        partial.replace(path)
+        plain.unlink()
+        return count
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.unlink(missing_ok=True)
-    con = sqlite3.connect(path)
+    partial = path.with_name(path.name + ".part")
+    partial.unlink(missing_ok=True)
+    conn = sqlite3.connect(partial)
+    count = 0
     try:
-        con.executescript(SCHEMA)
-        con.execute("INSERT INTO manifest VALUES ('manifest', ?)", (manifest.model_dump_json(),))
-        con.executemany(
-            f"INSERT INTO template VALUES ({', '.join('?' * len(COLUMNS))})",
-            (
-                (
-                    n,
-                    t.package,
-                    t.module,
-                    t.function,
-                    t.line,
-                    t.exception,
-                    t.kind.value,
-                    t.message,
-                    t.pattern,
-                    t.literal,
-                    json.dumps([[r.first, r.last] for r in t.releases]),
-                    t.source_url,
-                )
-                for n, t in enumerate(templates, 1)
-            ),
-        )
-        con.commit()
+        conn.executescript(SCHEMA)
+        conn.execute("INSERT INTO manifest (key, value) VALUES ('manifest', ?)", (manifest.model_dump_json(),))
+        rows = []
+        for t in templates:
+            releases = json.dumps([{"first": r.first, "last": r.last} for r in t.releases], separators=(",", ":"))
+            head = (t.package, t.module, t.function, t.line, t.exception, str(t.kind), t.message, t.pattern)
+            rows.append((*head, t.literal, releases, t.source_url))
+        conn.executemany(f"INSERT INTO template ({COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?)", rows)
+        count = len(rows)
+        conn.commit()
+        conn.execute("VACUUM")
     finally:
-        con.close()
+        conn.close()
+    partial.replace(path)
+    return count
