@@ -11,6 +11,9 @@ Sources (read at the release tags named in each `source_url`):
   initialized, please make sure to call init_process_group.";
 - torch `cuda/amp/grad_scaler.py` (`GradScaler.__init__`): FutureWarning "`torch.cuda.amp.GradScaler(args...)` is
   deprecated. Please use `torch.amp.GradScaler('cuda', args...)` instead.";
+- transformers `tokenization_utils_base.py` (`PreTrainedTokenizerBase.pad`): logger.warning_advice f"You're using a
+  {self.__class__.__name__} tokenizer. Please note that with a fast tokenizer, using the `__call__` method is faster
+  than using a method to encode the text followed by a call to the `pad` method to get a padded encoding.";
 - libtorch (TORCH_CHECK of the device check): "Expected all tensors to be on the same device, but found at least
   two devices, ".
 
@@ -141,6 +144,27 @@ TEMPLATES = [
         "",
     ),
 ]
+
+TEMPLATES.append(
+    _t(
+        "transformers",
+        "transformers/tokenization_utils_base.py",
+        "PreTrainedTokenizerBase.pad",
+        3300,
+        "warning",
+        TemplateKind.LOG,
+        "You're using a {self.__class__.__name__} tokenizer. Please note that with a fast tokenizer, using the "
+        "`__call__` method is faster than using a method to encode the text followed by a call to the `pad` method "
+        "to get a padded encoding.",
+        r"You're using a " + P.format(0) + r" tokenizer\. Please note that with a fast tokenizer, using the "
+        r"`__call__` method is faster than using a method to encode the text followed by a call to the `pad` "
+        r"method to get a padded encoding\.",
+        " tokenizer. Please note that with a fast tokenizer, using the `__call__` method is faster than using a "
+        "method to encode the text followed by a call to the `pad` method to get a padded encoding.",
+        [("4.10.0", "4.46.3")],
+        TF + "tokenization_utils_base.py#L3300",
+    )
+)
 
 MANIFEST = AtlasManifest(packages={"torch": ["1.9.1", "2.5.1"], "transformers": ["4.10.0", "4.46.3"]})
 

@@ -170,3 +170,37 @@ def test_the_atlas_is_cached_on_disk_and_a_damaged_cache_is_rebuilt(tmp_path: Pa
     forget_atlas()
     assert diagnose_text(ACCELERATE, index, atlas=load_atlas(path)).located == first  # rebuilt
     forget_atlas()
+
+
+PAD_ADVICE = (
+    "  warnings.warn(\n"
+    "You're using a LlamaTokenizerFast tokenizer. Please note that with a fast tokenizer, using the `__call__` method"
+    " is faster than using a method to encode the text followed by a call to the `pad` method to get a padded "
+    "encoding.\n"
+    "    collated = collator(batch)\n"
+)
+
+
+def test_a_log_line_of_a_small_paste_is_located(index, atlas: AtlasIndex) -> None:
+    [item] = diagnose_text(PAD_ADVICE, index, atlas=atlas).located
+    assert (item.package, item.kind, item.exception, item.line) == ("transformers", "log", "warning", 2)
+    assert item.params == {"p0": "LlamaTokenizerFast"} and item.family is None
+
+
+def test_a_large_input_is_read_by_its_error_looking_lines_only(index, atlas: AtlasIndex) -> None:
+    from rootcause.core.atlas.lines import SMALL_INPUT
+
+    filler = "step 12 loss 0.25 lr 0.0001 tokens per second 9000\n" * (SMALL_INPUT // 50 + 1)
+    assert diagnose_text(filler + PAD_ADVICE, index, atlas=atlas).located == []  # a log line: not error-looking
+    [item] = diagnose_text(filler + ACCELERATE, index, atlas=atlas).located
+    assert item.package == "transformers"
+
+
+def test_the_small_input_tap_holds_a_bounded_amount() -> None:
+    from rootcause.core.atlas.lines import SMALL_INPUT, SmallInputTap
+
+    tap = SmallInputTap()
+    assert sum(len(c) for c in tap.wrap("big", [b"x" * (SMALL_INPUT // 2)] * 3)) == 3 * (SMALL_INPUT // 2)
+    assert tap.held == {} and tap.message_lines("big") == []
+    list(tap.wrap("small", [PAD_ADVICE.encode()]))
+    assert [n for n, _, _ in tap.message_lines("small")] == [2]  # the code echoes are left out

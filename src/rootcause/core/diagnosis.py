@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel
 
 from rootcause.core.advice import SHOWN_WORKAROUNDS, rank_workarounds
+from rootcause.core.atlas.lines import SmallInputTap
 from rootcause.core.atlas.locate import AtlasIndex, Located
 from rootcause.core.findings import (
     Candidate,
@@ -209,10 +210,13 @@ def diagnose_sources(
     sources = list(sources)
     # one unnamed input may hold one rank only: its tap waits for the first sign of a second one
     defer = len(sources) == 1 and sources[0].rank is None
+    small = SmallInputTap() if atlas is not None else None  # small inputs kept whole for the located tier
+    message_lines: list[tuple[str, int, str, str]] = []
     for order, source in enumerate(sources):
         tap = triage.open(source.name, source.rank) if triage is not None else None
         scanner = SourceScanner(index, tap=tap, defer_tap=defer)
-        for chunk in source.chunks:
+        chunks = source.chunks if small is None else small.wrap(source.name, source.chunks)
+        for chunk in chunks:
             scanner.feed(chunk)
             if progress is not None:
                 progress(len(chunk))
@@ -252,6 +256,8 @@ def diagnose_sources(
                 group.hits.append((source.name, hit))
         for line_no, raw, clean, rank in result.errorish:
             lexical_lines.append((order, source.name, line_no, raw, clean, rank if rank is not None else source.rank))
+        if small is not None:
+            message_lines += [(source.name, n, raw, clean) for n, raw, clean in small.message_lines(source.name)]
 
     nearest: list[Candidate] = []
     nearest_best: dict[str, Candidate] = {}
@@ -316,7 +322,9 @@ def diagnose_sources(
         unclassified=unclassified_of(catch_alls, explained, MAX_UNCLASSIFIED),
     )
     if atlas is not None:
-        d.located = _locate(atlas, groups.values(), lexical_lines, effective_env)
+        # when a known error matched, only the error-looking lines are read: the other lines would add noise
+        more = [] if d.matched else message_lines
+        d.located = _locate(atlas, groups.values(), lexical_lines, more, effective_env)
     return d
 
 
@@ -324,16 +332,20 @@ def _locate(
     atlas: AtlasIndex | Callable[[], AtlasIndex | None],
     groups: Iterable[_Group],
     lexical_lines: list[tuple[int, str, int, str, str, int | None]],
+    message_lines: list[tuple[str, int, str, str]],
     env: Environment,
 ) -> list[Located]:
-    """The located tier over the error-looking lines that no entry claims (a catch-all's line is not claimed:
-    that the message is printed by a known line says more than "an exception"). The atlas is loaded only
-    when such a line exists."""
+    """The located tier over the lines that no entry claims (a catch-all's line is not claimed: that the message
+    is printed by a known line says more than "an exception"): the error-looking ones, then the other message
+    lines of small inputs (core/atlas/lines.py). The atlas is loaded only when such a line exists."""
     claimed_lines = {(src, hit.line) for g in groups if not g.entry.catch_all for src, hit in g.hits}
     claimed_texts = {hit.clean for g in groups if not g.entry.catch_all for _, hit in g.hits}
+    candidates = [(source, line_no, raw, clean) for _, source, line_no, raw, clean, _ in lexical_lines]
+    seen = {(source, line_no) for source, line_no, _, _ in candidates}
+    candidates += [line for line in message_lines if (line[0], line[1]) not in seen]
     lines = [
         (source, line_no, raw, clean)
-        for _, source, line_no, raw, clean, _ in lexical_lines
+        for source, line_no, raw, clean in candidates
         if (source, line_no) not in claimed_lines and clean not in claimed_texts and not is_boilerplate(clean)
     ]
     if not lines:
