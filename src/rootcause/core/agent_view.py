@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from rootcause.core.atlas.locate import Located
+from rootcause.core.atlas.located import Located
 from rootcause.core.diagnosis import Diagnosis, Finding
 from rootcause.core.model import Entry
 from rootcause.core.render.labels import Lang, pick

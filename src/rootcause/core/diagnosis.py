@@ -17,13 +17,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeAlias
 
 from pydantic import BaseModel
 
 from rootcause.core.advice import SHOWN_WORKAROUNDS, rank_workarounds
 from rootcause.core.atlas.lines import SmallInputTap
-from rootcause.core.atlas.locate import AtlasIndex, Located
+from rootcause.core.atlas.located import Located
 from rootcause.core.findings import (
     Candidate,
     DeadEndView,
@@ -49,6 +49,7 @@ from rootcause.core.unclassified import UnclassifiedException
 from rootcause.core.versions import Environment, Verdict, verdict
 
 if TYPE_CHECKING:
+    from rootcause.core.atlas.locate import AtlasIndex
     from rootcause.core.triage.engine import Triage
 
 JSON_SCHEMA_VERSION = 1
@@ -76,8 +77,10 @@ class Diagnosis(BaseModel):
     located: list[Located] = []  # lines no entry claims that a released line of the stack prints (not findings)
 
 
-# the atlas for the located tier: an index, or a function that loads it (called only when a line needs it)
-AtlasSource = AtlasIndex | Callable[[], AtlasIndex | None] | None
+if TYPE_CHECKING:
+    # the atlas for the located tier: an index, or a function that loads it (called only when a line needs it)
+    AtlasSource: TypeAlias = AtlasIndex | Callable[[], AtlasIndex | None] | None
+
 
 def _confidence_label(score: float) -> str:
     return "high" if score >= 0.8 else "medium" if score >= 0.6 else "low"
@@ -350,7 +353,7 @@ def _locate(
     ]
     if not lines:
         return []
-    index = atlas if isinstance(atlas, AtlasIndex) else atlas()
+    index = atlas() if callable(atlas) else atlas
     return [] if index is None else index.locate(lines, env)
 
 

@@ -18,14 +18,16 @@ import re
 from array import array
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import re2
-from pydantic import BaseModel
 
 from rootcause.core.atlas.families import first_checks
-from rootcause.core.atlas.model import Template
+from rootcause.core.atlas.located import Located
 from rootcause.core.atlas.versions import has_it
+
+if TYPE_CHECKING:
+    from rootcause.core.atlas.model import Template
 
 try:  # hyperscan ships x86-64 wheels only
     import hyperscan
@@ -50,31 +52,6 @@ Row = tuple[str, str, str, int, str, str, str, str, str, str, str, tuple[tuple[s
 _EXCEPTION_HEAD = re.compile(r"^(?:[A-Za-z_][\w]*\.)*([A-Za-z_]\w*(?:Error|Exception|Warning|Exit|Interrupt))\s*:")
 _ALIASES = {"EnvironmentError": "OSError", "IOError": "OSError", "WindowsError": "OSError"}
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{3,}")
-
-
-class Located(BaseModel):
-    """A line of the input that a released line of the stack prints: a known message with no reviewed entry."""
-
-    package: str
-    module: str
-    module_line: int = 0  # the line in `module` at the release `source_url` names (0: unknown, native strings)
-    function: str
-    kind: str  # raise | warning | log | native
-    exception: str
-    first: str  # the first release with this wording (first of its first interval)
-    last: str  # the last release with it (last of its last interval)
-    source_url: str
-    source: str  # the input's name
-    line: int  # the line in that input
-    text: str  # the input's line
-    message: str  # the template as written in the library's source
-    params: dict[str, str] = {}
-    installed: str | None = None  # the package's version that `installed_has_it` was judged for
-    installed_has_it: bool | None = None  # that version is within the template's releases (None: not known)
-    family: str | None = None  # version-skew | abi | native-crash | configuration
-    checks: list[str] = []  # the family's first checks
-    checks_zh: list[str] = []
-    also: int = 0  # further templates that match the line as well (other modules, other packages)
 
 
 def _row(t: Template) -> Row:

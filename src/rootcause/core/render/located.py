@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rootcause.core.atlas.locate import Located
+from rootcause.core.atlas.located import Located
 
 LOCATED_TITLE = "Known message, no reviewed entry"
 LOCATED_TITLE_ZH = "已知消息,尚无审核条目"
