@@ -432,9 +432,7 @@ def _add_tools(server: MCPServer, canon: Canon, reporter: Reporter) -> None:
             int | str | None,
             Field(description="The [index] that diagnose/get_entry showed (or the action's text)."),
         ] = None,
-        result: Annotated[
-            Literal["worked", "partial", "failed"] | None, Field(description="How it went.")
-        ] = None,
+        result: Annotated[Literal["worked", "partial", "failed"] | None, Field(description="How it went.")] = None,
         env: Annotated[
             dict[str, str] | str | None,
             Field(description='The versions it was tried on: {"torch": "2.3.1"} or "torch==2.3.1,nccl==2.20.5".'),

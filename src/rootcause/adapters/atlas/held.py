@@ -95,7 +95,7 @@ def _write_cache(folder: Path, index: AtlasIndex) -> None:
             shutil.rmtree(old, ignore_errors=True)  # one cache per atlas state
 
 
-def _build(path: Path, stamp: tuple[int, int]) -> AtlasIndex:
+def _build(path: Path, stamp: tuple[int, int], notice: Callable[[str], object] | None) -> AtlasIndex:
     if os.environ.get(NO_CACHE_ENV):
         return AtlasIndex.from_templates(load_templates(path))
     folder = cache_dir() / f"atlas-index-{_cache_key(path, stamp)}"
@@ -104,6 +104,8 @@ def _build(path: Path, stamp: tuple[int, int]) -> AtlasIndex:
             return _read_cache(folder)
         except Exception:  # a stale or damaged cache is rebuilt, never trusted
             shutil.rmtree(folder, ignore_errors=True)
+    if notice is not None:
+        notice(f"indexing the message atlas {path.name} (once: later runs load it from the cache)")
     index = AtlasIndex.from_templates(load_templates(path))
     try:
         folder.parent.mkdir(parents=True, exist_ok=True)
@@ -113,7 +115,7 @@ def _build(path: Path, stamp: tuple[int, int]) -> AtlasIndex:
     return index
 
 
-def load_atlas(path: Path) -> AtlasIndex:
+def load_atlas(path: Path, notice: Callable[[str], object] | None = None) -> AtlasIndex:
     """The index of an atlas file, held in this process until the file changes."""
     resolved = path.resolve()
     st = resolved.stat()
@@ -122,20 +124,23 @@ def load_atlas(path: Path) -> AtlasIndex:
         held = _held.get(str(resolved))
         if held is not None and held[0] == stamp:
             return held[1]
-        index = _build(resolved, stamp)
+        index = _build(resolved, stamp, notice)
         _held[str(resolved)] = (stamp, index)
         return index
 
 
-def atlas_loader(explicit: str | None = None, enabled: bool = True) -> Callable[[], AtlasIndex | None] | None:
+def atlas_loader(
+    explicit: str | None = None, enabled: bool = True, notice: Callable[[str], object] | None = None
+) -> Callable[[], AtlasIndex | None] | None:
     """What `diagnose_sources(atlas=...)` takes: a function that loads the atlas when first called, or None when
-    the tier is off or no atlas is there. The path is checked now (a bad `--atlas` fails before the scan)."""
+    the tier is off or no atlas is there. The path is checked now (a bad `--atlas` fails before the scan).
+    ``notice`` is told when the index must be built (no cache yet: tens of seconds for a large atlas)."""
     if not enabled:
         return None
     path = atlas_path(explicit)
     if path is None:
         return None
-    return lambda: load_atlas(path)
+    return lambda: load_atlas(path, notice)
 
 
 def forget_atlas() -> None:

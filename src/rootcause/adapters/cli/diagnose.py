@@ -121,7 +121,8 @@ def diagnose(
     env: Environment = installed_env() if detect_env else {}
     if env_spec:
         env.update(parse_env_spec(env_spec))
-    atlas = atlas_loader(atlas_file, enabled=not no_atlas)
+    notice = (lambda text: click.echo(f"rootcause: {text}", err=True)) if sys.stderr.isatty() else None
+    atlas = atlas_loader(atlas_file, enabled=not no_atlas, notice=notice)
     given = materialise(path_list)
     if not given:
         raise UsageError("nothing read: no log files under " + ", ".join(path_list))
