@@ -12,6 +12,7 @@ from testkit import run_cli
 from rootcause.adapters.loading import load_index
 from rootcause.core.atlas import locate as locate_module
 from rootcause.core.atlas.locate import MAX_LINES, MAX_LOCATED, AtlasIndex
+from rootcause.core.atlas.model import TemplateKind
 from rootcause.core.atlas.versions import has_it
 from rootcause.core.diagnosis import diagnose_text
 from rootcause.core.render.diagnosis_html import render_diagnosis_html
@@ -87,12 +88,12 @@ def test_another_exception_class_than_the_templates_is_not_located(index, atlas:
     assert diagnose_text(text, index, atlas=atlas).located == []
 
 
-def test_work_is_bounded(atlas: AtlasIndex, monkeypatch: pytest.MonkeyPatch) -> None:
-    lines = [
-        ("<t>", n, f"ValueError: Unrecognized configuration class C{n} for this kind of AutoModel: M{n}.", "")
-        for n in range(5000)
-    ]
-    lines = [(s, n, raw, raw) for s, n, raw, _ in lines]
+def test_work_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    texts = [f"Default process group number {n} has not been initialized" for n in range(5000)]
+    atlas = AtlasIndex.from_templates(
+        [TEMPLATES[3].model_copy(update={"pattern": t, "literal": t}) for t in texts[: 2 * MAX_LOCATED]]
+    )
+    lines = [("<t>", n, f"ValueError: {t}", f"ValueError: {t}") for n, t in enumerate(texts, 1)]
     assert len(atlas.locate(lines)) == MAX_LOCATED
     calls = []
     original = AtlasIndex.match_line
@@ -204,3 +205,20 @@ def test_the_small_input_tap_holds_a_bounded_amount() -> None:
     assert tap.held == {} and tap.message_lines("big") == []
     list(tap.wrap("small", [PAD_ADVICE.encode()]))
     assert [n for n, _, _ in tap.message_lines("small")] == [2]  # the code echoes are left out
+
+
+def test_one_item_per_template_with_its_count(atlas: AtlasIndex) -> None:
+    lines = [
+        (f"ValueError: Unrecognized configuration class C{n} for this kind of AutoModel: AutoModelForCausalLM.")
+        for n in range(3)
+    ]
+    [item] = atlas.locate([("<t>", n, line, line) for n, line in enumerate(lines, 1)])
+    assert (item.line, item.count, item.params["p0"]) == (1, 3, "C0")
+
+
+def test_templates_logged_at_info_level_take_no_part() -> None:
+    quiet = TEMPLATES[3].model_copy(update={"kind": TemplateKind.LOG, "exception": "INFO"})
+    line = "Default process group has not been initialized, please make sure to call init_process_group."
+    assert AtlasIndex.from_templates([quiet]).locate([("<t>", 1, line, line)]) == []
+    loud = quiet.model_copy(update={"exception": "WARN"})
+    assert len(AtlasIndex.from_templates([loud]).locate([("<t>", 1, line, line)])) == 1

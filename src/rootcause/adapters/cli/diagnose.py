@@ -27,6 +27,17 @@ DETECTED_PACKAGES = (
     "numpy",
     "flash-attn",
     "triton",
+    # the rest of the message atlas's packages, for the located tier's `installed_has_it`
+    "torchvision",
+    "torchaudio",
+    "huggingface-hub",
+    "trl",
+    "vllm",
+    "xformers",
+    "lightning",
+    "pytorch-lightning",
+    "onnx",
+    "onnxruntime",
 )
 
 

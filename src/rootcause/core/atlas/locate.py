@@ -43,6 +43,7 @@ MAX_LINE_CHARS = 2000  # of each line
 MAX_CANDIDATES = 32  # templates confirmed per line
 MAX_LITERAL_HITS = 256  # literals the prefilter reports per line
 MAX_LOCATED = 20  # items reported per diagnosis
+QUIET_LEVELS = frozenset({"info", "debug", "trace"})  # a template logged at these levels says nothing went wrong
 MAX_PARAM = 200  # characters kept of a captured parameter
 MAX_COMPILED = 4096  # confirmed patterns held compiled
 
@@ -118,7 +119,7 @@ class AtlasIndex:
             row = _row(t)
             blob += json.dumps(row, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
             row_start.append(len(blob))
-            if len(row[8]) >= MIN_LITERAL:
+            if len(row[8]) >= MIN_LITERAL and row[4].lower() not in QUIET_LEVELS:
                 by_literal.setdefault(row[8], []).append(n)
         mem_start, mem_ids = array("I", [0]), array("I")
         for ids in by_literal.values():
@@ -240,6 +241,7 @@ class AtlasIndex:
         """Located items for (input name, line number, raw line, cleaned line), in input order, bounded."""
         scratch = None if self.hs_db is None else self._scratch.clone()
         out: list[Located] = []
+        by_template: dict[int, Located] = {}
         seen: set[str] = set()
         examined = 0
         for source, line_no, raw, clean in lines:
@@ -250,8 +252,14 @@ class AtlasIndex:
             seen.add(clean)
             examined += 1
             found = self.match_line(clean, scratch)
-            if found is not None:
-                out.append(self._located(found, source, line_no, raw, env or {}))
+            if found is None:
+                continue
+            earlier = by_template.get(found[0])
+            if earlier is not None:  # one item per template: its first line, and how many lines it printed
+                earlier.count += 1
+                continue
+            item = by_template[found[0]] = self._located(found, source, line_no, raw, env or {})
+            out.append(item)
         return out
 
     def _located(

@@ -32,3 +32,4 @@ class Located(BaseModel):
     checks: list[str] = []  # the family's first checks
     checks_zh: list[str] = []
     also: int = 0  # further templates that match the line as well (other modules, other packages)
+    count: int = 1  # distinct lines of the input this template printed (the item shows the first)

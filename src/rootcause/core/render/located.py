@@ -37,7 +37,8 @@ def installed_words(item: Located) -> str:
 
 def located_facts(item: Located) -> list[str]:
     """The facts of a located line, one per line (the line itself comes first)."""
-    out = [f"seen at {item.source}:{item.line}: {item.text}", located_where(item)]
+    more = f" (+{item.count - 1} more lines)" if item.count > 1 else ""
+    out = [f"seen at {item.source}:{item.line}{more}: {item.text}", located_where(item)]
     if item.source_url:
         out.append(f"source: {item.source_url}")
     installed = installed_words(item)
