@@ -222,3 +222,17 @@ def test_templates_logged_at_info_level_take_no_part() -> None:
     assert AtlasIndex.from_templates([quiet]).locate([("<t>", 1, line, line)]) == []
     loud = quiet.model_copy(update={"exception": "WARN"})
     assert len(AtlasIndex.from_templates([loud]).locate([("<t>", 1, line, line)])) == 1
+
+
+def test_a_template_that_only_repeats_python_s_own_wording_takes_no_part() -> None:
+    # peft's ModulesToSaveWrapper.__getattr__ re-raises CPython's message: it would locate every AttributeError
+    getattr_template = TEMPLATES[0].model_copy(
+        update={
+            "exception": "AttributeError",
+            "message": "'{type(self).__name__}' object has no attribute '{name}'",
+            "pattern": r"'(?P<p0>.{0,200}?)' object has no attribute '(?P<p1>.{0,200}?)'",
+            "literal": "' object has no attribute '",
+        }
+    )
+    line = "AttributeError: 'LLMEngine' object has no attribute 'model_executor'"
+    assert AtlasIndex.from_templates([getattr_template]).locate([("<t>", 1, line, line)]) == []

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 import re2
 
 from rootcause.core.atlas.families import first_checks
+from rootcause.core.atlas.generic import only_builtin_wording
 from rootcause.core.atlas.located import Located
 from rootcause.core.atlas.versions import has_it
 
@@ -34,7 +35,7 @@ try:  # hyperscan ships x86-64 wheels only
 except ImportError:  # pragma: no cover - exercised on other architectures
     hyperscan = None
 
-LAYOUT = "atlas-index 2"  # bump when the payload below changes
+LAYOUT = "atlas-index 3"  # bump when the payload below changes
 MIN_LITERAL = 12  # a template whose longest literal run is shorter names nothing specific
 MIN_MATCHED = 24  # literal characters a match must hold, unless they make most of the line's message
 MIN_SHARE = 0.6  # ... the share of the message (the line after its exception class) that is enough then
@@ -119,7 +120,7 @@ class AtlasIndex:
             row = _row(t)
             blob += json.dumps(row, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
             row_start.append(len(blob))
-            if len(row[8]) >= MIN_LITERAL and row[4].lower() not in QUIET_LEVELS:
+            if len(row[8]) >= MIN_LITERAL and row[4].lower() not in QUIET_LEVELS and not only_builtin_wording(row[6]):
                 by_literal.setdefault(row[8], []).append(n)
         mem_start, mem_ids = array("I", [0]), array("I")
         for ids in by_literal.values():
