@@ -97,7 +97,7 @@ def test_work_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     assert len(atlas.locate(lines)) == MAX_LOCATED
     calls = []
     original = AtlasIndex.match_line
-    monkeypatch.setattr(AtlasIndex, "match_line", lambda self, text, scratch=None: calls.append(text))
+    monkeypatch.setattr(AtlasIndex, "match_line", lambda self, text, *_: calls.append(text))
     atlas.locate(lines)
     assert len(calls) == MAX_LINES
     monkeypatch.setattr(AtlasIndex, "match_line", original)
@@ -236,3 +236,16 @@ def test_a_template_that_only_repeats_python_s_own_wording_takes_no_part() -> No
     )
     line = "AttributeError: 'LLMEngine' object has no attribute 'model_executor'"
     assert AtlasIndex.from_templates([getattr_template]).locate([("<t>", 1, line, line)]) == []
+
+
+def test_of_two_packages_printing_the_same_string_the_installed_then_the_lower_layer_is_named() -> None:
+    torch_one = TEMPLATES[5]
+    vllm_one = torch_one.model_copy(update={"package": "vllm", "module": "vllm/_C.abi3.so"})
+    line = (
+        "RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!"
+    )
+    atlas = AtlasIndex.from_templates([vllm_one, torch_one])
+    [item] = atlas.locate([("<t>", 1, line, line)])
+    assert (item.package, item.also) == ("torch", 1)
+    [item] = atlas.locate([("<t>", 1, line, line)], {"vllm": "0.6.3"})
+    assert item.package == "vllm"

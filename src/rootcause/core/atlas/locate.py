@@ -44,6 +44,12 @@ MAX_LINE_CHARS = 2000  # of each line
 MAX_CANDIDATES = 32  # templates confirmed per line
 MAX_LITERAL_HITS = 256  # literals the prefilter reports per line
 MAX_LOCATED = 20  # items reported per diagnosis
+# the stack, lowest layer first: of two packages that print the same string, the lower one most likely printed it
+_STACK = (
+    "nccl torch triton torchvision torchaudio safetensors huggingface-hub datasets transformers accelerate peft trl"
+)
+_STACK += " bitsandbytes deepspeed flash-attn xformers vllm lightning pytorch-lightning onnx onnxruntime"
+STACK_ORDER = {name: n for n, name in enumerate(_STACK.split())}
 QUIET_LEVELS = frozenset({"info", "debug", "trace"})  # a template logged at these levels says nothing went wrong
 MAX_PARAM = 200  # characters kept of a captured parameter
 MAX_COMPILED = 4096  # confirmed patterns held compiled
@@ -212,8 +218,12 @@ class AtlasIndex:
             self._compiled[n] = rx
         return rx
 
-    def match_line(self, text: str, scratch: Any = None) -> tuple[int, dict[str, str], int] | None:
-        """(template, params, further matching templates) for one cleaned line, or None."""
+    def match_line(
+        self, text: str, scratch: Any = None, installed: frozenset[str] = frozenset()
+    ) -> tuple[int, dict[str, str], int] | None:
+        """(template, params, further matching templates) for one cleaned line, or None. Of the templates that
+        match, the one holding most literal text of the line; on a tie (a CUDA string linked into several
+        libraries), one of an installed package, then the stack's order (`STACK_ORDER`), then the shortest."""
         text = text[:MAX_LINE_CHARS]
         head = _EXCEPTION_HEAD.match(text)
         named = _ALIASES.get(head.group(1), head.group(1)) if head else None
@@ -235,12 +245,19 @@ class AtlasIndex:
                 matches.append(_Match(n, matched, params))
         if not matches:
             return None
-        best = max(matches, key=lambda x: (x.matched, -len(self.row(x.template)[6]), -x.template))
+
+        def rank(x: _Match) -> tuple[int, bool, int, int, int]:
+            package = _normal_name(self.row(x.template)[0])
+            order = STACK_ORDER.get(package, len(STACK_ORDER))
+            return (x.matched, package in installed, -order, -len(self.row(x.template)[6]), -x.template)
+
+        best = max(matches, key=rank)
         return best.template, best.params, len(matches) - 1
 
     def locate(self, lines: Iterable[tuple[str, int, str, str]], env: dict[str, str] | None = None) -> list[Located]:
         """Located items for (input name, line number, raw line, cleaned line), in input order, bounded."""
         scratch = None if self.hs_db is None else self._scratch.clone()
+        installed = frozenset(_normal_name(name) for name in (env or {}))
         out: list[Located] = []
         by_template: dict[int, Located] = {}
         seen: set[str] = set()
@@ -252,7 +269,7 @@ class AtlasIndex:
                 continue
             seen.add(clean)
             examined += 1
-            found = self.match_line(clean, scratch)
+            found = self.match_line(clean, scratch, installed)
             if found is None:
                 continue
             earlier = by_template.get(found[0])
