@@ -89,7 +89,7 @@ def diagnosis_context(d: Diagnosis, root: str = "") -> dict[str, Any]:
         "unclassified": [unclassified_lines(u) for u in d.unclassified],
         "located": [
             {
-                "where": f"{item.source}:{item.line}",
+                "where": f"{item.source}:{item.line}" + (f" (+{item.count - 1} more lines)" if item.count > 1 else ""),
                 "text": item.text,
                 "place": located_where(item),
                 "source_url": item.source_url if item.source_url.startswith("https://") else "",
