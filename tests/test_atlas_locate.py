@@ -249,3 +249,30 @@ def test_of_two_packages_printing_the_same_string_the_installed_then_the_lower_l
     assert (item.package, item.also) == ("torch", 1)
     [item] = atlas.locate([("<t>", 1, line, line)], {"vllm": "0.6.3"})
     assert item.package == "vllm"
+
+
+def test_the_service_and_the_python_api_locate_through_the_shared_diagnosis(tmp_path: Path, monkeypatch, index) -> None:
+    import io
+
+    import rootcause
+    from rootcause.adapters.web.upload import Spooled, diagnose_spooled
+
+    monkeypatch.setenv("ROOTCAUSE_ATLAS", str(write_fixture_atlas(tmp_path / "atlas.sqlite")))
+    spooled = Spooled(env={"transformers": "4.30.0"}, inputs=[("<text>", io.BytesIO(ACCELERATE.encode()))])
+    [item] = diagnose_spooled(spooled, index).located
+    assert item.package == "transformers" and item.installed_has_it is True
+    [item] = rootcause.diagnose(ACCELERATE).located
+    assert item.module == TEMPLATES[0].module
+    assert rootcause.diagnose(ACCELERATE, use_atlas=False).located == []
+    monkeypatch.setenv("ROOTCAUSE_NO_ATLAS", "1")
+    assert rootcause.diagnose(ACCELERATE).located == []
+
+
+def test_the_mcp_view_lists_located_lines_when_nothing_matched(index, atlas: AtlasIndex) -> None:
+    from rootcause.core.agent_view import diagnosis_view
+
+    d = diagnose_text(ACCELERATE, index, atlas=atlas)
+    text = diagnosis_view(d)
+    assert "known messages, no reviewed entry" in text and "transformers/modeling_utils.py" in text
+    [item] = json.loads(diagnosis_view(d, fmt="json"))["located"]
+    assert (item["package"], item["first"], item["last"]) == ("transformers", "4.20.0", "4.40.2")
