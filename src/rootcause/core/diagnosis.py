@@ -214,7 +214,6 @@ def diagnose_sources(
     # one unnamed input may hold one rank only: its tap waits for the first sign of a second one
     defer = len(sources) == 1 and sources[0].rank is None
     small = SmallInputTap() if atlas is not None else None  # small inputs kept whole for the located tier
-    message_lines: list[tuple[str, int, str, str]] = []
     for order, source in enumerate(sources):
         tap = triage.open(source.name, source.rank) if triage is not None else None
         scanner = SourceScanner(index, tap=tap, defer_tap=defer)
@@ -259,8 +258,6 @@ def diagnose_sources(
                 group.hits.append((source.name, hit))
         for line_no, raw, clean, rank in result.errorish:
             lexical_lines.append((order, source.name, line_no, raw, clean, rank if rank is not None else source.rank))
-        if small is not None:
-            message_lines += [(source.name, n, raw, clean) for n, raw, clean in small.message_lines(source.name)]
 
     nearest: list[Candidate] = []
     nearest_best: dict[str, Candidate] = {}
@@ -326,7 +323,7 @@ def diagnose_sources(
     )
     if atlas is not None:
         # when a known error matched, only the error-looking lines are read: the other lines would add noise
-        more = [] if d.matched else message_lines
+        more = [] if d.matched or small is None else small.all_message_lines()
         d.located = _locate(atlas, groups.values(), lexical_lines, more, effective_env)
     return d
 

@@ -48,6 +48,10 @@ class SmallInputTap:
             self.room -= size
             self.held[name] = parts
 
+    def all_message_lines(self) -> list[tuple[str, int, str, str]]:
+        """(input, line number, raw, cleaned) of every held input's message lines, in input order."""
+        return [(name, *line) for name in list(self.held) for line in self.message_lines(name)]
+
     def message_lines(self, name: str) -> list[tuple[int, str, str]]:
         """(line number, raw, cleaned) of the lines of a held input that may be a library's message."""
         parts = self.held.pop(name, None)
