@@ -276,3 +276,23 @@ def test_the_mcp_view_lists_located_lines_when_nothing_matched(index, atlas: Atl
     assert "known messages, no reviewed entry" in text and "transformers/modeling_utils.py" in text
     [item] = json.loads(diagnosis_view(d, fmt="json"))["located"]
     assert (item["package"], item["first"], item["last"]) == ("transformers", "4.20.0", "4.40.2")
+
+
+def test_a_line_that_goes_on_after_a_template_s_head_is_another_message() -> None:
+    # accelerate's template: a required head (one long word) and an optional tail
+    template = TEMPLATES[0].model_copy(
+        update={
+            "package": "accelerate",
+            "exception": "ValueError",
+            "message": "gradient_accumulation_steps cannot be set to 'auto' in the DeepSpeed config.",
+            "pattern": r"gradient_accumulation_steps(?: cannot be set to 'auto' in the DeepSpeed config\.)?",
+            "literal": "gradient_accumulation_steps",
+        }
+    )
+    atlas = AtlasIndex.from_templates([template])
+    for other in ("gradient_accumulation_steps: 64", "gradient_accumulation_steps must be positive, got 0"):
+        assert atlas.locate([("<t>", 1, other, other)]) == [], other
+    whole = "ValueError: gradient_accumulation_steps cannot be set to 'auto' in the DeepSpeed config."
+    cut = "ValueError: gradient_accumulation_steps cannot be set to 'au"  # a paste cut in the optional tail
+    assert len(atlas.locate([("<t>", 1, whole, whole)])) == 1
+    assert atlas.match_line(cut) is None  # the tail's optional group fails as a whole: the head is not enough

@@ -67,13 +67,22 @@ BUILTIN_PHRASES = (
     "is not iterable",
     "keyerror",
     "attributeerror",
+    "arg is an empty sequence",
+    "got an unexpected keyword argument '",
+    # the Rust standard library's panics, linked into every Rust extension (safetensors, tokenizers)
+    "called `result::unwrap()` on an `err` value",
+    "called `option::unwrap()` on a `none` value",
+    "panicked at",
 )
-_PLACEHOLDER = re.compile(r"\{[^{}]*\}|%[-#0 +]*\d*(?:\.\d+)?[a-zA-Z]|%\([^)]*\)[a-zA-Z]")
+PLACEHOLDER = re.compile(r"\{[^{}]*\}|%[-#0 +]*\d*(?:\.\d+)?[a-zA-Z]|%\([^)]*\)[a-zA-Z]")
 _PHRASES = re.compile("|".join(re.escape(p) for p in sorted(BUILTIN_PHRASES, key=len, reverse=True)))
 _OWN = re.compile(r"[A-Za-z0-9]")
 
 
 def only_builtin_wording(message: str) -> bool:
     """True when the message says nothing of its own beyond a built-in phrase and its placeholders."""
-    rest = _PHRASES.sub(" ", _PLACEHOLDER.sub(" ", message).lower())
-    return len(_OWN.findall(rest)) < MIN_OWN
+    lowered = PLACEHOLDER.sub(" ", message).lower()
+    fragment = " ".join(lowered.split()).strip(" '\"`:.,()")
+    if any(fragment in phrase for phrase in BUILTIN_PHRASES):
+        return True  # a piece of a built-in phrase (a native string cut at its first letter)
+    return len(_OWN.findall(_PHRASES.sub(" ", lowered))) < MIN_OWN

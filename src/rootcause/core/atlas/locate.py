@@ -1,14 +1,18 @@
 """The located tier: which released line of the stack printed a line that no known error claims.
 
-An `AtlasIndex` holds every template of the atlas as plain columns. A line is first filtered by the
-templates' literal runs (one hyperscan database in literal mode; without hyperscan, a dictionary of
-each literal's rarest word), and each candidate is confirmed by its own RE2 pattern, compiled on
-first use. Work is bounded: at most `MAX_LINES` lines are examined, `MAX_CANDIDATES` templates are
-confirmed per line, and `MAX_LOCATED` items are reported.
+An `AtlasIndex` holds every template of the atlas, packed. A line is first filtered by the templates'
+literal runs (one hyperscan database in literal mode; without hyperscan, a dictionary of each literal's
+rarest word), and each candidate is confirmed by its own RE2 pattern, compiled on first use. Work is
+bounded: at most `MAX_LINES` lines are examined, `MAX_CANDIDATES` templates are confirmed per line, and
+`MAX_LOCATED` items are reported.
 
-Nothing from outside the stack may be located, so a template takes part only when its literal is long
-enough to be specific (`MIN_LITERAL`), a match must hold enough literal text of the line
-(`_enough_literal`), and an exception class the line names must be the template's own.
+Nothing from outside the stack may be located. A template takes part only when its literal is long enough
+to be specific (`MIN_LITERAL`), it says more than a Python built-in message (core/atlas/generic.py), and it
+is not logged at INFO or DEBUG. A template's pattern has a required head and an optional tail (so that a cut
+paste matches), so a match counts only when it holds the template's whole text, or when the line ends where
+the match does (the paste was cut there): a line that goes on with other words after a template's head is
+another message. The match must also hold enough literal text of the line (`_enough_literal`), and an
+exception class the line names must be the template's own.
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 import re2
 
 from rootcause.core.atlas.families import first_checks
-from rootcause.core.atlas.generic import only_builtin_wording
+from rootcause.core.atlas.generic import PLACEHOLDER, only_builtin_wording
 from rootcause.core.atlas.located import Located
 from rootcause.core.atlas.versions import has_it
 
@@ -35,10 +39,12 @@ try:  # hyperscan ships x86-64 wheels only
 except ImportError:  # pragma: no cover - exercised on other architectures
     hyperscan = None
 
-LAYOUT = "atlas-index 3"  # bump when the payload below changes
+LAYOUT = "atlas-index 4"  # bump when the payload below changes
 MIN_LITERAL = 12  # a template whose longest literal run is shorter names nothing specific
 MIN_MATCHED = 24  # literal characters a match must hold, unless they make most of the line's message
 MIN_SHARE = 0.6  # ... the share of the message (the line after its exception class) that is enough then
+WHOLE_SLACK = 3  # a match holding all but this many characters of a template's own text holds all of it
+_TRAILING = " \t'\"`.,;:!?)]}>"  # what may follow a match that the line ends with
 MAX_LINES = 200  # lines examined per diagnosis
 MAX_LINE_CHARS = 2000  # of each line
 MAX_CANDIDATES = 32  # templates confirmed per line
@@ -241,7 +247,9 @@ class AtlasIndex:
                 continue  # the line names another exception class
             params = {k: v[:MAX_PARAM] for k, v in m.groupdict().items() if v}
             matched = (m.end() - m.start()) - sum(len(v) for v in m.groupdict().values() if v)
-            if _enough_literal(matched, message):
+            whole = matched >= own_length(self.row(n)[6]) - WHOLE_SLACK  # the template's whole text is there
+            cut = not text[m.end() :].strip(_TRAILING)  # or the line ends where the match does: a cut paste
+            if (whole or cut) and _enough_literal(matched, message):
                 matches.append(_Match(n, matched, params))
         if not matches:
             return None
@@ -311,6 +319,11 @@ class AtlasIndex:
             checks_zh=checks_zh,
             also=also,
         )
+
+
+def own_length(message: str) -> int:
+    """Characters of a template's own text (its message without the placeholders)."""
+    return len(PLACEHOLDER.sub("", message))
 
 
 def _enough_literal(matched: int, message: str) -> bool:
