@@ -3,6 +3,7 @@
     python bench/coverage.py [CORPUS]                  # text tables, per split, repository and domain
     python bench/coverage.py CORPUS --json             # the same figures as JSON
     python bench/coverage.py CORPUS --show wrong       # the cases behind a figure (dev only): wrong | missed | negatives
+    python bench/coverage.py CORPUS --show located --atlas PATH   # the dev cases located, with the package named
     python bench/coverage.py CORPUS --lexical-curve    # precision and recall of the lexical stage per threshold, dev
     python bench/coverage.py CORPUS --before /work/main/src   # the same scorer on another checkout's engine, same run
 
@@ -16,7 +17,10 @@ lexical stage (nearest candidates never are). Figures, for each group of cases:
 - right: covered positives answered right plus uncovered positives with no claim / all positives;
 - wrong claims: positives whose first claim is not in ``expected`` / all positives;
 - honest abstention: uncovered positives with no claim / uncovered positives;
-- negative abstention: negatives with no claim / negatives.
+- negative abstention: negatives with no claim / negatives;
+- located (with an atlas: `--atlas PATH`, ROOTCAUSE_ATLAS or the shipped one): uncovered positives with at least
+  one line located in the message atlas / uncovered positives; the same over the positives the engine abstained
+  on; and the number of negatives with a located line (it must be 0).
 
 A case without a ``split`` counts as ``dev`` (the corpus is split once, by ``corpus/split.py``).
 """
@@ -57,6 +61,7 @@ class Answer:
     claim: str | None
     findings: tuple[str, ...] = ()
     claimed_by: str | None = None  # pattern | lexical
+    located: tuple[str, ...] = ()  # "package: module (line N)" of each located line
 
 
 @dataclass
@@ -68,18 +73,27 @@ class Tally:
     honest: int = 0
     negatives: int = 0
     neg_abstained: int = 0
+    uncovered_located: int = 0
+    abstained: int = 0
+    abstained_located: int = 0
+    neg_located: int = 0
 
     def add(self, case: Case, answer: Answer) -> None:
         if case.kind == "negative":
             self.negatives += 1
             self.neg_abstained += answer.claim is None
+            self.neg_located += bool(answer.located)
             return
         self.positives += 1
+        if answer.claim is None:
+            self.abstained += 1
+            self.abstained_located += bool(answer.located)
         if case.expected:
             self.covered += 1
             self.top1 += answer.claim in case.expected
         else:
             self.honest += answer.claim is None
+            self.uncovered_located += bool(answer.located)
         self.wrong += answer.claim is not None and answer.claim not in case.expected
 
     def figures(self) -> dict[str, Any]:
@@ -97,6 +111,9 @@ class Tally:
             "wrong_claims_of_positives": ratio(self.wrong, self.positives),
             "honest_abstention": ratio(self.honest, uncovered),
             "negative_abstention": ratio(self.neg_abstained, self.negatives),
+            "located_of_uncovered": ratio(self.uncovered_located, uncovered),
+            "located_of_abstained": ratio(self.abstained_located, self.abstained),
+            "negatives_located": self.neg_located,
         }
 
 
@@ -168,8 +185,15 @@ def _case(item: Any, default_kind: str, where: str) -> Case:
 
 
 # -- the engine ---------------------------------------------------------------------------------------------------
-def engine() -> Callable[[str], Answer]:
-    """The in-process diagnosis of ``rootcause diagnose`` on one pasted text."""
+def engine(atlas_file: str | None = None) -> Callable[[str], Answer]:
+    """The in-process diagnosis of ``rootcause diagnose`` on one pasted text (the located tier on where an atlas
+    is there: ``atlas_file``, ROOTCAUSE_ATLAS or the shipped one)."""
+    try:
+        from rootcause.adapters.atlas.held import atlas_loader
+    except ImportError:  # an engine from before the located tier (--before)
+        atlas = None
+    else:
+        atlas = atlas_loader(atlas_file)
     from rootcause.adapters.loading import load_index
     from rootcause.core.diagnosis import SourceInput, diagnose_sources
     from rootcause.core.matching.scan import iter_text_chunks
@@ -177,20 +201,24 @@ def engine() -> Callable[[str], Answer]:
     index = load_index()
 
     def answer(paste: str) -> Answer:
-        d = diagnose_sources([SourceInput("<paste>", iter_text_chunks(paste))], index)
+        sources = [SourceInput("<paste>", iter_text_chunks(paste))]
+        d = diagnose_sources(sources, index, atlas=atlas) if atlas else diagnose_sources(sources, index)
         claims = [f for f in d.findings if f.matched_by in CLAIMING and not index.entries[f.id].catch_all]
         if not d.matched:
             claims = []  # the engine says no known error matched (a wrapper around an unknown error)
         first = claims[0] if claims else None
+        located = tuple(
+            f"{item.package}: {item.module} (line {item.line}: {item.text[:100]})" for item in getattr(d, "located", ())
+        )
         return Answer(
-            first.id if first else None, tuple(f.id for f in d.findings), first.matched_by if first else None
+            first.id if first else None, tuple(f.id for f in d.findings), first.matched_by if first else None, located
         )
 
     return answer
 
 
-def answer_all(cases: list[Case]) -> dict[str, Answer]:
-    run = engine()
+def answer_all(cases: list[Case], atlas_file: str | None = None) -> dict[str, Answer]:
+    run = engine(atlas_file)
     return {case.id: run(case.paste) for case in cases}
 
 
@@ -214,8 +242,14 @@ def lexical_curve(cases: list[Case], thresholds: list[float], floor: float) -> l
                 runs.append((case, []))
                 continue
             runs.append(
-                (case, [(f.id, f.matched_by, f.score) for f in d.findings if f.matched_by in CLAIMING
-                        and not index.entries[f.id].catch_all])
+                (
+                    case,
+                    [
+                        (f.id, f.matched_by, f.score)
+                        for f in d.findings
+                        if f.matched_by in CLAIMING and not index.entries[f.id].catch_all
+                    ],
+                )
             )
     finally:
         diagnosis.LEXICAL_THRESHOLD = saved
@@ -258,6 +292,9 @@ COLUMNS = [
     ("honest_abstention", "honest"),
     ("negatives", "neg"),
     ("negative_abstention", "neg abst"),
+    ("located_of_uncovered", "located unc"),
+    ("located_of_abstained", "located abst"),
+    ("negatives_located", "neg located"),
 ]
 
 
@@ -294,12 +331,14 @@ def show(cases: list[Case], answers: dict[str, Answer], what: str) -> str:
         a = answers[case.id]
         wrong = case.kind == "positive" and a.claim is not None and a.claim not in case.expected
         missed = case.kind == "positive" and bool(case.expected) and a.claim is None
-        claimed_negative = case.kind == "negative" and a.claim is not None
-        if {"wrong": wrong, "missed": missed, "negatives": claimed_negative}[what]:
+        claimed_negative = case.kind == "negative" and (a.claim is not None or bool(a.located))
+        located = case.kind == "positive" and a.claim is None and bool(a.located)
+        if {"wrong": wrong, "missed": missed, "negatives": claimed_negative, "located": located}[what]:
             head = case.paste.strip().splitlines()[:3]
             got = f"{a.claim} by {a.claimed_by}" if a.claim else "nothing"
             lines.append(f"{case.id}: expected {list(case.expected)} got {got} (all {list(a.findings)})")
             lines += [f"    {h[:160]}" for h in head]
+            lines += [f"    located: {x}" for x in a.located]
     return "\n".join(lines) + "\n"
 
 
@@ -316,7 +355,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("corpus", nargs="?", default="corpus", type=Path)
     parser.add_argument("--json", action="store_true", help="figures as JSON")
-    parser.add_argument("--show", choices=["wrong", "missed", "negatives"], help="list dev cases behind a figure")
+    parser.add_argument(
+        "--show", choices=["wrong", "missed", "negatives", "located"], help="list dev cases behind a figure"
+    )
+    parser.add_argument("--atlas", metavar="PATH", help="the message atlas (default: ROOTCAUSE_ATLAS, else shipped)")
     parser.add_argument("--lexical-curve", action="store_true", help="sweep the lexical threshold on dev")
     parser.add_argument("--before", metavar="SRC", help="also score another checkout's engine (its src folder)")
     args = parser.parse_args(argv)
@@ -339,7 +381,7 @@ def main(argv: list[str] | None = None) -> int:
                     f"{_cell(row['wrong_claims_of_positives'])} | {_cell(row['negative_abstention'])} |"
                 )
         return 0
-    answers = answer_all(cases)
+    answers = answer_all(cases, args.atlas)
     if args.show:
         sys.stdout.write(show(cases, answers, args.show))
         return 0

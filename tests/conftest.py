@@ -14,6 +14,8 @@ def _isolated_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytes
     """Each test session gets its own index cache; no test reads the user's."""
     monkeypatch.setenv("ROOTCAUSE_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "cache"))
     monkeypatch.delenv("ROOTCAUSE_CANON", raising=False)
+    monkeypatch.delenv("ROOTCAUSE_ATLAS", raising=False)
+    monkeypatch.delenv("ROOTCAUSE_NO_ATLAS", raising=False)
 
 
 @pytest.fixture(scope="module")

@@ -24,8 +24,12 @@ def diagnose(
     paths: list[str] | None = None,
     env: dict[str, str] | None = None,
     canon: list[str] | None = None,
+    atlas: str | None = None,
+    use_atlas: bool = True,
 ) -> Diagnosis:
-    """Diagnose a pasted text, or log files (plain or .gz, one per rank or combined)."""
+    """Diagnose a pasted text, or log files (plain or .gz, one per rank or combined). Lines no entry claims are
+    located in the message atlas (``atlas``: a file; default ROOTCAUSE_ATLAS, else the shipped one)."""
+    from rootcause.adapters.atlas.held import atlas_loader
     from rootcause.adapters.inputs import expand_paths, open_sources
     from rootcause.adapters.loading import load_index
     from rootcause.core.diagnosis import SourceInput, diagnose_sources
@@ -37,7 +41,7 @@ def diagnose(
         sources.append(SourceInput("<text>", iter_text_chunks(text)))
     if paths:
         sources.extend(open_sources([(str(p), p) for p in expand_paths(paths)]))
-    return diagnose_sources(sources, index, env)
+    return diagnose_sources(sources, index, env, atlas=atlas_loader(atlas, enabled=use_atlas))
 
 
 __all__ = ["__version__", "diagnose"]

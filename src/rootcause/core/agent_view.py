@@ -20,9 +20,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from rootcause.core.atlas.located import Located
 from rootcause.core.diagnosis import Diagnosis, Finding
 from rootcause.core.model import Entry
 from rootcause.core.render.labels import Lang, pick
+from rootcause.core.render.located import located_where
 
 Format = Literal["text", "json"]
 
@@ -437,16 +439,32 @@ def _no_match(d: Diagnosis, fmt: Format, notes: list[str], budget: int) -> str:
             "message": "no known error matched",
             "reason": reason,
             "nearest": [{"id": i, "similarity": s, "signature": sig} for i, s, sig in nearest],
+            "located": [_located_json(item) for item in d.located[:MAX_LOCATED_SHOWN]],
             "notes": notes,
         }
-        return _dumps(doc)  # small by construction: three candidates at most
+        return _dumps(doc)  # small by construction: three candidates and a few located lines at most
     lines = ["rootcause: no known error matched.", reason]
     if nearest:
         lines.append("nearest entries (below the threshold, NOT a diagnosis):")
         lines += [f"  - {i} (similarity {s:.2f}): {sig}" for i, s, sig in nearest]
+    if d.located:
+        lines.append("known messages, no reviewed entry (located in the message atlas):")
+        for item in d.located[:MAX_LOCATED_SHOWN]:
+            lines.append(f"  - line {item.line}: {located_where(item)}")
+            lines += [f"    check: {c}" for c in item.checks[:2]]
     lines += [f"note: {n}" for n in notes]
     lines.append("next: search(query) looks the canon up by words")
     return clip("\n".join(lines), budget)
+
+
+MAX_LOCATED_SHOWN = 5
+
+
+def _located_json(item: Located) -> dict[str, Any]:
+    doc = item.model_dump(include={"package", "module", "function", "kind", "exception", "first", "last", "line"})
+    doc.update(source_url=item.source_url, installed_has_it=item.installed_has_it, family=item.family)
+    doc["checks"] = item.checks[:2]
+    return doc
 
 
 # -- an entry ----------------------------------------------------------------------------------------

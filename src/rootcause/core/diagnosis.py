@@ -18,11 +18,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeAlias
 
 from pydantic import BaseModel
 
 from rootcause.core.advice import SHOWN_WORKAROUNDS, rank_workarounds
+from rootcause.core.atlas.lines import SmallInputTap
+from rootcause.core.atlas.located import Located
 from rootcause.core.findings import (
     Candidate,
     DeadEndView,
@@ -48,6 +50,7 @@ from rootcause.core.unclassified import UnclassifiedException
 from rootcause.core.versions import Environment, Verdict, verdict
 
 if TYPE_CHECKING:
+    from rootcause.core.atlas.locate import AtlasIndex
     from rootcause.core.triage.engine import Triage
 
 JSON_SCHEMA_VERSION = 1
@@ -73,6 +76,13 @@ class Diagnosis(BaseModel):
     truncated_hits: int = 0
     triage: TriageReport | None = None
     unclassified: list[UnclassifiedException] = []  # Python exceptions no known error explains (not findings)
+    located: list[Located] = []  # lines no entry claims that a released line of the stack prints (not findings)
+
+
+if TYPE_CHECKING:
+    # the atlas for the located tier: an index, or a function that loads it (called only when a line needs it)
+    AtlasSource: TypeAlias = AtlasIndex | Callable[[], AtlasIndex | None] | None
+
 
 def _confidence_label(score: float) -> str:
     return "high" if score >= 0.8 else "medium" if score >= 0.6 else "low"
@@ -207,9 +217,11 @@ def diagnose_sources(
     progress: Callable[[int], object] | None = None,
     triage: Triage | None = None,
     scanned: Callable[[str, ScanResult], object] | None = None,
+    atlas: AtlasSource = None,
 ) -> Diagnosis:
     """Scan every input and rank what was found. ``env`` overrides versions read from logs. With ``triage``,
     the same pass feeds it the lines that hold its keywords (call ``triage.report()`` afterwards).
+    With ``atlas``, the error-looking lines that no entry claims are located (`Diagnosis.located`).
 
     ``scanned`` sees each input's raw scan result (its name first): the fleet scan reads the
     error-looking lines that no pattern explained from it.
@@ -222,10 +234,12 @@ def diagnose_sources(
     sources = list(sources)
     # one unnamed input may hold one rank only: its tap waits for the first sign of a second one
     defer = len(sources) == 1 and sources[0].rank is None
+    small = SmallInputTap() if atlas is not None else None  # small inputs kept whole for the located tier
     for order, source in enumerate(sources):
         tap = triage.open(source.name, source.rank) if triage is not None else None
         scanner = SourceScanner(index, tap=tap, defer_tap=defer)
-        for chunk in source.chunks:
+        chunks = source.chunks if small is None else small.wrap(source.name, source.chunks)
+        for chunk in chunks:
             scanner.feed(chunk)
             if progress is not None:
                 progress(len(chunk))
@@ -327,7 +341,37 @@ def diagnose_sources(
         truncated_hits=truncated,
         unclassified=unclassified_of(catch_alls, explained, MAX_UNCLASSIFIED),
     )
+    if atlas is not None:
+        # when a known error matched, only the error-looking lines are read: the other lines would add noise
+        more = [] if d.matched or small is None else small.all_message_lines()
+        d.located = _locate(atlas, groups.values(), lexical_lines, more, effective_env)
     return d
+
+
+def _locate(
+    atlas: AtlasIndex | Callable[[], AtlasIndex | None],
+    groups: Iterable[_Group],
+    lexical_lines: list[tuple[int, str, int, str, str, int | None]],
+    message_lines: list[tuple[str, int, str, str]],
+    env: Environment,
+) -> list[Located]:
+    """The located tier over the lines that no entry claims (a catch-all's line is not claimed: that the message
+    is printed by a known line says more than "an exception"): the error-looking ones, then the other message
+    lines of small inputs (core/atlas/lines.py). The atlas is loaded only when such a line exists."""
+    claimed_lines = {(src, hit.line) for g in groups if not g.entry.catch_all for src, hit in g.hits}
+    claimed_texts = {hit.clean for g in groups if not g.entry.catch_all for _, hit in g.hits}
+    candidates = [(source, line_no, raw, clean) for _, source, line_no, raw, clean, _ in lexical_lines]
+    seen = {(source, line_no) for source, line_no, _, _ in candidates}
+    candidates += [line for line in message_lines if (line[0], line[1]) not in seen]
+    lines = [
+        (source, line_no, raw, clean)
+        for source, line_no, raw, clean in candidates
+        if (source, line_no) not in claimed_lines and clean not in claimed_texts and not is_boilerplate(clean)
+    ]
+    if not lines:
+        return []
+    index = atlas() if callable(atlas) else atlas
+    return [] if index is None else index.locate(lines, env)
 
 
 _NOT_AFFECTED = (Verdict.NOT_AFFECTED, Verdict.FIXED)
@@ -346,6 +390,8 @@ def holds_several_ranks(d: Diagnosis) -> bool:
     return len({r for f in d.findings for r in f.ranks}) > 1
 
 
-def diagnose_text(text: str, index: CompiledIndex, env: Environment | None = None) -> Diagnosis:
+def diagnose_text(
+    text: str, index: CompiledIndex, env: Environment | None = None, *, atlas: AtlasSource = None
+) -> Diagnosis:
     """Diagnose one pasted text (a message, a traceback or a whole log)."""
-    return diagnose_sources([SourceInput("<text>", iter_text_chunks(text))], index, env)
+    return diagnose_sources([SourceInput("<text>", iter_text_chunks(text))], index, env, atlas=atlas)

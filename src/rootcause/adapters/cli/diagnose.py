@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import click
 
 if TYPE_CHECKING:
-    from rootcause.core.diagnosis import Diagnosis
+    from rootcause.core.diagnosis import AtlasSource, Diagnosis
     from rootcause.core.triage.engine import Triage
 
 Environment = dict[str, str]
@@ -27,6 +27,17 @@ DETECTED_PACKAGES = (
     "numpy",
     "flash-attn",
     "triton",
+    # the rest of the message atlas's packages, for the located tier's `installed_has_it`
+    "torchvision",
+    "torchaudio",
+    "huggingface-hub",
+    "trl",
+    "vllm",
+    "xformers",
+    "lightning",
+    "pytorch-lightning",
+    "onnx",
+    "onnxruntime",
 )
 
 
@@ -44,7 +55,12 @@ def installed_env() -> Environment:
 
 
 def run_diagnosis(
-    named: list[tuple[str, Path]], env: Environment, canon: list[str], show_progress: bool, triage: Triage | None = None
+    named: list[tuple[str, Path]],
+    env: Environment,
+    canon: list[str],
+    show_progress: bool,
+    triage: Triage | None = None,
+    atlas: AtlasSource = None,
 ) -> Diagnosis:
     from rootcause.adapters.cli.progress import byte_progress
     from rootcause.adapters.inputs import open_sources
@@ -55,7 +71,7 @@ def run_diagnosis(
     sources = open_sources(named)
     total = sum(path.stat().st_size for _, path in named)
     with byte_progress("scanning", total, show_progress) as advance:
-        return diagnose_sources(sources, index, env, progress=advance, triage=triage)
+        return diagnose_sources(sources, index, env, progress=advance, triage=triage, atlas=atlas)
 
 
 @click.command()
@@ -80,6 +96,13 @@ def run_diagnosis(
 @click.option("--detect-env", is_flag=True, help="Also read the versions of packages installed in this Python.")
 @click.option("--canon", multiple=True, metavar="PATH", help="Extra canon folder (repeatable).")
 @click.option("--no-progress", is_flag=True, help="Never show a progress bar.")
+@click.option(
+    "--atlas",
+    "atlas_file",
+    metavar="PATH",
+    help="Message atlas for locating lines no entry claims (default: ROOTCAUSE_ATLAS, else the shipped one).",
+)
+@click.option("--no-atlas", is_flag=True, help="Do not locate lines in the message atlas.")
 def diagnose(
     paths: tuple[str, ...],
     output: str,
@@ -87,12 +110,16 @@ def diagnose(
     detect_env: bool,
     canon: tuple[str, ...],
     no_progress: bool,
+    atlas_file: str | None,
+    no_atlas: bool,
 ) -> None:
     """Diagnose an error message, a traceback, a whole log, or one log per rank.
 
     PATH may be a file (plain or .gz), a folder of rank logs, or '-' for stdin (the default).
-    Exit status: 0 when a known error matched, 1 when none did, 2 on a usage error or when nothing was read.
+    Exit status: 0 when a known error matched, 1 when none did (lines only located in the atlas included), 2 on
+    a usage error or when nothing was read.
     """
+    from rootcause.adapters.atlas.held import atlas_loader
     from rootcause.adapters.inputs import materialise
     from rootcause.adapters.triage_runner import finish_triage, start_triage
     from rootcause.core.diagnosis import holds_several_ranks
@@ -105,12 +132,15 @@ def diagnose(
     env: Environment = installed_env() if detect_env else {}
     if env_spec:
         env.update(parse_env_spec(env_spec))
+    notice = (lambda text: click.echo(f"rootcause: {text}", err=True)) if sys.stderr.isatty() else None
+    atlas = atlas_loader(atlas_file, enabled=not no_atlas, notice=notice)
     given = materialise(path_list)
     if not given:
         raise UsageError("nothing read: no log files under " + ", ".join(path_list))
     # one pass: the scan feeds the triage the lines that hold its keywords; Flight Recorder dumps go to it alone
     triage, named = start_triage(given)
-    d = run_diagnosis(named, env, list(canon), show_progress=sys.stdout.isatty() and not no_progress, triage=triage)
+    show_progress = sys.stdout.isatty() and not no_progress
+    d = run_diagnosis(named, env, list(canon), show_progress, triage=triage, atlas=atlas)
     if not triage.has_dumps and sum(i.bytes for i in d.inputs) == 0:
         names = ", ".join(name for name, _ in named)
         raise UsageError(f"nothing read: {names} held no bytes (nothing to read, nothing to diagnose)")

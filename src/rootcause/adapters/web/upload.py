@@ -340,7 +340,9 @@ def diagnose_spooled(spooled: Spooled, index: CompiledIndex) -> Diagnosis:
         SourceInput(name, _read(fh), None if name.startswith("<") else rank_from_path(Path(name)))
         for name, fh in spooled.inputs
     ]
-    d = diagnose_sources(sources, index, spooled.env)
+    from rootcause.adapters.atlas.held import atlas_loader
+
+    d = diagnose_sources(sources, index, spooled.env, atlas=atlas_loader())
     if holds_several_ranks(d):
         from rootcause.adapters.triage_runner import attach_triage
 

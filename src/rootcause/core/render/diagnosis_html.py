@@ -17,6 +17,14 @@ from rootcause.core.render.diagnosis_text import (
 )
 from rootcause.core.render.diagnosis_view import diagnosis_markdown
 from rootcause.core.render.html import entry_href, environment
+from rootcause.core.render.located import (
+    FAMILY_WORDS,
+    LOCATED_NOTE,
+    LOCATED_TITLE,
+    LOCATED_TITLE_ZH,
+    installed_words,
+    located_where,
+)
 
 
 def _finding(f: Finding, root: str) -> dict[str, Any]:
@@ -79,6 +87,23 @@ def diagnosis_context(d: Diagnosis, root: str = "") -> dict[str, Any]:
         "truncated": d.truncated_hits,
         "unverified_notice": UNVERIFIED_NOTICE,
         "unclassified": [unclassified_lines(u) for u in d.unclassified],
+        "located": [
+            {
+                "where": f"{item.source}:{item.line}" + (f" (+{item.count - 1} more lines)" if item.count > 1 else ""),
+                "text": item.text,
+                "place": located_where(item),
+                "source_url": item.source_url if item.source_url.startswith("https://") else "",
+                "installed": installed_words(item),
+                "also": item.also,
+                "family": FAMILY_WORDS.get(item.family or "", ""),
+                "checks": item.checks,
+                "checks_zh": item.checks_zh,
+            }
+            for item in d.located
+        ],
+        "located_title": LOCATED_TITLE,
+        "located_title_zh": LOCATED_TITLE_ZH,
+        "located_note": LOCATED_NOTE,
         "markdown": diagnosis_markdown(d),
     }
 

@@ -13,6 +13,7 @@ from rich.console import Group, RenderableType
 from rich.text import Text
 
 from rootcause.core.diagnosis import Diagnosis, Finding
+from rootcause.core.render.located import LOCATED_NOTE, LOCATED_TITLE, located_facts
 from rootcause.core.render.terminal import block, code, hanging
 from rootcause.core.unclassified import UnclassifiedException
 from rootcause.core.versions import Verdict
@@ -186,6 +187,9 @@ def diagnosis_rich(d: Diagnosis) -> RenderableType:
     for n, f in enumerate(d.findings, 1):
         parts.append(Text(""))
         parts.append(finding_rich(n, f))
+    for item in d.located:
+        parts.append(Text(f"\n{LOCATED_TITLE} ({LOCATED_NOTE}):", style="bold"))
+        parts.append(block(Text("\n".join(located_facts(item))), indent=3))
     if d.triage is not None:
         from rootcause.core.triage.render import triage_rich
 

@@ -13,6 +13,7 @@ from rootcause.core.render.diagnosis_text import (
     unclassified_lines,
     verdict_line,
 )
+from rootcause.core.render.located import LOCATED_NOTE, LOCATED_TITLE, located_facts
 
 __all__ = ["diagnosis_markdown", "finding_label", "finding_where"]
 
@@ -29,6 +30,20 @@ def _md_code(text: str) -> str:
     return f"{fence}\n{text}\n{fence}"
 
 
+def _located_markdown(d: Diagnosis) -> list[str]:
+    lines: list[str] = []
+    for item in d.located:
+        lines += ["", f"## {LOCATED_TITLE}", "", f"_{LOCATED_NOTE}_", "", f"Seen at `{item.source}:{item.line}`:", ""]
+        facts = located_facts(item)
+        lines += [_md_code(item.text), ""]
+        for fact in facts[1:]:
+            if fact.startswith("source: https://") and not any(c in fact for c in " `<>"):
+                lines.append(f"- {fact}")  # a link, as it is
+            else:
+                lines.append(("  " if fact.startswith("  - ") else "") + f"- {_md_inline(fact.removeprefix('  - '))}")
+    return lines
+
+
 def diagnosis_markdown(d: Diagnosis) -> str:
     lines = ["# rootcause diagnosis", "", f"**{verdict_line(d)}**", ""]
     conclusion = triage_line(d)
@@ -42,6 +57,7 @@ def diagnosis_markdown(d: Diagnosis) -> str:
         for u in d.unclassified:
             lines += ["", f"## {UNCLASSIFIED_TITLE} (not a known error)", ""]
             lines += [f"- {_md_inline(fact)}" for fact in unclassified_lines(u)]
+        lines += _located_markdown(d)
         return "\n".join(lines) + "\n"
     for n, f in enumerate(d.findings, 1):
         lines.append(f"## {n}. `{f.id}` — score {f.score:.2f} ({finding_label(f)})")
@@ -69,6 +85,7 @@ def diagnosis_markdown(d: Diagnosis) -> str:
             lines += ["", "Dead ends:", ""]
             lines += [f"- ~~{d_.action}~~ — {d_.why_fails}" for d_ in f.dead_ends]
         lines.append("")
+    lines += _located_markdown(d)
     if d.environment:
         lines.append("Environment: " + ", ".join(f"{k}=={v}" for k, v in sorted(d.environment.items())))
     text = "\n".join(lines) + "\n"

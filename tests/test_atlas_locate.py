@@ -1,0 +1,298 @@
+"""The located tier: lines no entry claims, located in the message atlas (a fixture of real messages)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from atlas_support import TEMPLATES, fixture_index, write_fixture_atlas
+from testkit import run_cli
+
+from rootcause.adapters.loading import load_index
+from rootcause.core.atlas import locate as locate_module
+from rootcause.core.atlas.locate import MAX_LINES, MAX_LOCATED, AtlasIndex
+from rootcause.core.atlas.model import TemplateKind
+from rootcause.core.atlas.versions import has_it
+from rootcause.core.diagnosis import diagnose_text
+from rootcause.core.render.diagnosis_html import render_diagnosis_html
+from rootcause.core.render.diagnosis_view import diagnosis_markdown
+
+ACCELERATE = (
+    "Traceback (most recent call last):\n"
+    '  File "train.py", line 12, in <module>\n'
+    '    model = AutoModelForCausalLM.from_pretrained(name, device_map="auto")\n'
+    "ImportError: Using `low_cpu_mem_usage=True` or a `device_map` requires Accelerate: `pip install accelerate`\n"
+)
+BNB = "ImportError: Using `bitsandbytes` 8-bit quantization requires accelerate: `pip install 'accelerate>=0.26.0'`\n"
+
+
+@pytest.fixture(scope="module")
+def atlas(tmp_path_factory: pytest.TempPathFactory) -> AtlasIndex:
+    return fixture_index(tmp_path_factory.mktemp("atlas"))
+
+
+@pytest.fixture(scope="module")
+def index():
+    return load_index()
+
+
+def test_an_unclaimed_line_is_located_with_its_release_facts(index, atlas: AtlasIndex) -> None:
+    d = diagnose_text(ACCELERATE, index, atlas=atlas)
+    assert not d.matched  # located is not a known error
+    [item] = d.located
+    template = TEMPLATES[0]
+    assert (item.package, item.module, item.function) == (template.package, template.module, template.function)
+    assert (item.kind, item.exception, item.module_line) == ("raise", "ImportError", template.line)
+    assert (item.first, item.last) == (template.releases[0].first, template.releases[-1].last)
+    assert item.source_url == template.source_url
+    assert item.line == 4 and item.text.startswith("ImportError: Using `low_cpu_mem_usage=True`")
+    assert item.family == "version-skew" and item.checks and item.checks_zh
+    assert item.installed_has_it is None
+
+
+def test_parameters_are_captured(atlas: AtlasIndex) -> None:
+    [item] = atlas.locate([("<t>", 1, BNB, BNB.strip())])  # (a canon entry claims this line in a diagnosis)
+    assert item.params == {"p0": "0.26.0"} and item.package == "transformers"
+    [cut] = atlas.locate([("<t>", 1, BNB, BNB[:100])])  # a paste cut inside the parameter still matches
+    assert cut.module == TEMPLATES[2].module
+
+
+@pytest.mark.parametrize(
+    ("version", "expected"), [("4.30.0", True), ("4.40.2", True), ("4.50.0", False), ("4.40.0+local", True)]
+)
+def test_installed_has_it_follows_the_intervals(index, atlas: AtlasIndex, version: str, expected: bool) -> None:
+    [item] = diagnose_text(ACCELERATE, index, {"transformers": version}, atlas=atlas).located
+    assert item.installed == version and item.installed_has_it is expected
+
+
+def test_version_checks_of_intervals() -> None:
+    intervals = [("2.0.1", "2.1.2"), ("2.3.1", "2.5.1")]
+    assert has_it(intervals, "2.4.0") is True
+    assert has_it(intervals, "2.2.1") is False
+    assert has_it(intervals, "2.1.3") is None  # a patch of a bounding minor release the atlas did not read
+    assert has_it(intervals, "not a version") is None
+    assert has_it(intervals, "1.13.1") is False
+
+
+def test_a_line_a_canon_entry_claims_is_not_repeated(index, atlas: AtlasIndex) -> None:
+    text = (
+        "RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!"
+    )
+    d = diagnose_text(text, index, atlas=atlas)
+    assert d.findings and d.located == []
+
+
+def test_another_exception_class_than_the_templates_is_not_located(index, atlas: AtlasIndex) -> None:
+    text = ACCELERATE.replace("ImportError:", "KeyError:")
+    assert diagnose_text(text, index, atlas=atlas).located == []
+
+
+def test_work_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    texts = [f"Default process group number {n} has not been initialized" for n in range(5000)]
+    atlas = AtlasIndex.from_templates(
+        [TEMPLATES[3].model_copy(update={"pattern": t, "literal": t}) for t in texts[: 2 * MAX_LOCATED]]
+    )
+    lines = [("<t>", n, f"ValueError: {t}", f"ValueError: {t}") for n, t in enumerate(texts, 1)]
+    assert len(atlas.locate(lines)) == MAX_LOCATED
+    calls = []
+    original = AtlasIndex.match_line
+    monkeypatch.setattr(AtlasIndex, "match_line", lambda self, text, *_: calls.append(text))
+    atlas.locate(lines)
+    assert len(calls) == MAX_LINES
+    monkeypatch.setattr(AtlasIndex, "match_line", original)
+
+
+def test_without_hyperscan_the_word_prefilter_locates_the_same(monkeypatch: pytest.MonkeyPatch, index) -> None:
+    monkeypatch.setattr(locate_module, "hyperscan", None)
+    plain = AtlasIndex.from_templates(TEMPLATES)
+    assert plain.hs_db is None
+    [item] = diagnose_text(ACCELERATE, index, atlas=plain).located
+    assert item.package == "transformers"
+    [item] = plain.locate([("<t>", 1, BNB, BNB.strip())])
+    assert item.params == {"p0": "0.26.0"}
+
+
+def test_the_cached_payload_gives_the_same_index(atlas: AtlasIndex, index) -> None:
+    again = AtlasIndex.from_payload(atlas.payload())
+    assert (
+        diagnose_text(ACCELERATE, index, atlas=again).located == diagnose_text(ACCELERATE, index, atlas=atlas).located
+    )
+
+
+def test_renderers_show_a_known_message_with_no_reviewed_entry(index, atlas: AtlasIndex) -> None:
+    d = diagnose_text(ACCELERATE, index, atlas=atlas)
+    md = diagnosis_markdown(d)
+    assert "## Known message, no reviewed entry" in md and "transformers 4.20.0–4.40.2" in md and ".py:3600" in md
+    html = render_diagnosis_html(d)
+    assert "Known message, no reviewed entry" in html and 'lang="zh"' in html and TEMPLATES[0].source_url in html
+
+
+def test_cli_exits_1_when_only_located_answers_and_flags_turn_it_off(tmp_path: Path) -> None:
+    path = write_fixture_atlas(tmp_path / "atlas.sqlite")
+    result = run_cli("diagnose", "-f", "json", "--atlas", str(path), "--env", "transformers==4.50.0", stdin=ACCELERATE)
+    assert result.returncode == 1, result.stderr
+    [item] = json.loads(result.stdout)["located"]
+    assert item["package"] == "transformers" and item["installed_has_it"] is False
+    text = run_cli("diagnose", "--atlas", str(path), stdin=ACCELERATE)
+    assert text.returncode == 1 and "Known message, no reviewed entry" in text.stdout
+    by_env = run_cli("diagnose", "-f", "json", stdin=ACCELERATE, env={"ROOTCAUSE_ATLAS": str(path)})
+    assert len(json.loads(by_env.stdout)["located"]) == 1
+    off = run_cli("diagnose", "-f", "json", "--no-atlas", stdin=ACCELERATE, env={"ROOTCAUSE_ATLAS": str(path)})
+    assert json.loads(off.stdout)["located"] == []
+
+
+def test_a_missing_atlas_file_is_a_one_line_usage_error(tmp_path: Path) -> None:
+    result = run_cli("diagnose", "--atlas", str(tmp_path / "nope.sqlite"), stdin=ACCELERATE)
+    assert result.returncode == 2
+    assert (
+        "--atlas" in result.stderr and "nope.sqlite" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    )
+
+
+def test_the_atlas_is_cached_on_disk_and_a_damaged_cache_is_rebuilt(tmp_path: Path, index, monkeypatch) -> None:
+    from rootcause.adapters.atlas import held
+    from rootcause.adapters.atlas.held import forget_atlas, load_atlas
+
+    monkeypatch.setenv("ROOTCAUSE_CACHE_DIR", str(tmp_path / "cache"))
+    path = write_fixture_atlas(tmp_path / "atlas.sqlite")
+    first = diagnose_text(ACCELERATE, index, atlas=load_atlas(path)).located
+    [folder] = (tmp_path / "cache").glob("atlas-index-*")
+    assert (folder / "rows.bin").is_file() and (folder / "index.pickle").is_file()
+    forget_atlas()
+
+    def unread(path: Path) -> list:
+        raise AssertionError("the atlas file was read again: the cache was not used")
+
+    with monkeypatch.context() as m:
+        m.setattr(held, "load_templates", unread)
+        assert diagnose_text(ACCELERATE, index, atlas=load_atlas(path)).located == first  # from the cache
+    (folder / "index.pickle").write_bytes(b"not a pickle")
+    forget_atlas()
+    assert diagnose_text(ACCELERATE, index, atlas=load_atlas(path)).located == first  # rebuilt
+    forget_atlas()
+
+
+PAD_ADVICE = (
+    "  warnings.warn(\n"
+    "You're using a LlamaTokenizerFast tokenizer. Please note that with a fast tokenizer, using the `__call__` method"
+    " is faster than using a method to encode the text followed by a call to the `pad` method to get a padded "
+    "encoding.\n"
+    "    collated = collator(batch)\n"
+)
+
+
+def test_a_log_line_of_a_small_paste_is_located(index, atlas: AtlasIndex) -> None:
+    [item] = diagnose_text(PAD_ADVICE, index, atlas=atlas).located
+    assert (item.package, item.kind, item.exception, item.line) == ("transformers", "log", "warning", 2)
+    assert item.params == {"p0": "LlamaTokenizerFast"} and item.family is None
+
+
+def test_a_large_input_is_read_by_its_error_looking_lines_only(index, atlas: AtlasIndex) -> None:
+    from rootcause.core.atlas.lines import SMALL_INPUT
+
+    filler = "step 12 loss 0.25 lr 0.0001 tokens per second 9000\n" * (SMALL_INPUT // 50 + 1)
+    assert diagnose_text(filler + PAD_ADVICE, index, atlas=atlas).located == []  # a log line: not error-looking
+    [item] = diagnose_text(filler + ACCELERATE, index, atlas=atlas).located
+    assert item.package == "transformers"
+
+
+def test_the_small_input_tap_holds_a_bounded_amount() -> None:
+    from rootcause.core.atlas.lines import SMALL_INPUT, SmallInputTap
+
+    tap = SmallInputTap()
+    assert sum(len(c) for c in tap.wrap("big", [b"x" * (SMALL_INPUT // 2)] * 3)) == 3 * (SMALL_INPUT // 2)
+    assert tap.held == {} and tap.message_lines("big") == []
+    list(tap.wrap("small", [PAD_ADVICE.encode()]))
+    assert [n for n, _, _ in tap.message_lines("small")] == [2]  # the code echoes are left out
+
+
+def test_one_item_per_template_with_its_count(atlas: AtlasIndex) -> None:
+    lines = [
+        (f"ValueError: Unrecognized configuration class C{n} for this kind of AutoModel: AutoModelForCausalLM.")
+        for n in range(3)
+    ]
+    [item] = atlas.locate([("<t>", n, line, line) for n, line in enumerate(lines, 1)])
+    assert (item.line, item.count, item.params["p0"]) == (1, 3, "C0")
+
+
+def test_templates_logged_at_info_level_take_no_part() -> None:
+    quiet = TEMPLATES[3].model_copy(update={"kind": TemplateKind.LOG, "exception": "INFO"})
+    line = "Default process group has not been initialized, please make sure to call init_process_group."
+    assert AtlasIndex.from_templates([quiet]).locate([("<t>", 1, line, line)]) == []
+    loud = quiet.model_copy(update={"exception": "WARN"})
+    assert len(AtlasIndex.from_templates([loud]).locate([("<t>", 1, line, line)])) == 1
+
+
+def test_a_template_that_only_repeats_python_s_own_wording_takes_no_part() -> None:
+    # peft's ModulesToSaveWrapper.__getattr__ re-raises CPython's message: it would locate every AttributeError
+    getattr_template = TEMPLATES[0].model_copy(
+        update={
+            "exception": "AttributeError",
+            "message": "'{type(self).__name__}' object has no attribute '{name}'",
+            "pattern": r"'(?P<p0>.{0,200}?)' object has no attribute '(?P<p1>.{0,200}?)'",
+            "literal": "' object has no attribute '",
+        }
+    )
+    line = "AttributeError: 'LLMEngine' object has no attribute 'model_executor'"
+    assert AtlasIndex.from_templates([getattr_template]).locate([("<t>", 1, line, line)]) == []
+
+
+def test_of_two_packages_printing_the_same_string_the_installed_then_the_lower_layer_is_named() -> None:
+    torch_one = TEMPLATES[5]
+    vllm_one = torch_one.model_copy(update={"package": "vllm", "module": "vllm/_C.abi3.so"})
+    line = (
+        "RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!"
+    )
+    atlas = AtlasIndex.from_templates([vllm_one, torch_one])
+    [item] = atlas.locate([("<t>", 1, line, line)])
+    assert (item.package, item.also) == ("torch", 1)
+    [item] = atlas.locate([("<t>", 1, line, line)], {"vllm": "0.6.3"})
+    assert item.package == "vllm"
+
+
+def test_the_service_and_the_python_api_locate_through_the_shared_diagnosis(tmp_path: Path, monkeypatch, index) -> None:
+    import io
+
+    import rootcause
+    from rootcause.adapters.web.upload import Spooled, diagnose_spooled
+
+    monkeypatch.setenv("ROOTCAUSE_ATLAS", str(write_fixture_atlas(tmp_path / "atlas.sqlite")))
+    spooled = Spooled(env={"transformers": "4.30.0"}, inputs=[("<text>", io.BytesIO(ACCELERATE.encode()))])
+    [item] = diagnose_spooled(spooled, index).located
+    assert item.package == "transformers" and item.installed_has_it is True
+    [item] = rootcause.diagnose(ACCELERATE).located
+    assert item.module == TEMPLATES[0].module
+    assert rootcause.diagnose(ACCELERATE, use_atlas=False).located == []
+    monkeypatch.setenv("ROOTCAUSE_NO_ATLAS", "1")
+    assert rootcause.diagnose(ACCELERATE).located == []
+
+
+def test_the_mcp_view_lists_located_lines_when_nothing_matched(index, atlas: AtlasIndex) -> None:
+    from rootcause.core.agent_view import diagnosis_view
+
+    d = diagnose_text(ACCELERATE, index, atlas=atlas)
+    text = diagnosis_view(d)
+    assert "known messages, no reviewed entry" in text and "transformers/modeling_utils.py" in text
+    [item] = json.loads(diagnosis_view(d, fmt="json"))["located"]
+    assert (item["package"], item["first"], item["last"]) == ("transformers", "4.20.0", "4.40.2")
+
+
+def test_a_line_that_goes_on_after_a_template_s_head_is_another_message() -> None:
+    # accelerate's template: a required head (one long word) and an optional tail
+    template = TEMPLATES[0].model_copy(
+        update={
+            "package": "accelerate",
+            "exception": "ValueError",
+            "message": "gradient_accumulation_steps cannot be set to 'auto' in the DeepSpeed config.",
+            "pattern": r"gradient_accumulation_steps(?: cannot be set to 'auto' in the DeepSpeed config\.)?",
+            "literal": "gradient_accumulation_steps",
+        }
+    )
+    atlas = AtlasIndex.from_templates([template])
+    for other in ("gradient_accumulation_steps: 64", "gradient_accumulation_steps must be positive, got 0"):
+        assert atlas.locate([("<t>", 1, other, other)]) == [], other
+    whole = "ValueError: gradient_accumulation_steps cannot be set to 'auto' in the DeepSpeed config."
+    cut = "ValueError: gradient_accumulation_steps cannot be set to 'au"  # a paste cut in the optional tail
+    assert len(atlas.locate([("<t>", 1, whole, whole)])) == 1
+    assert atlas.match_line(cut) is None  # the tail's optional group fails as a whole: the head is not enough
