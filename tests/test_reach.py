@@ -189,10 +189,10 @@ def test_a_line_cut_before_the_words_that_tell_two_entries_apart_names_neither(i
 def test_a_wrapper_around_an_unknown_exception_is_no_known_error(index) -> None:
     log = (
         "[rank1]: Traceback (most recent call last):\n"
-        '[rank1]:   File "/venv/lib/python3.11/site-packages/transformers/models/llama/configuration_llama.py", '
-        "line 182, in _rope_scaling_validation\n"
+        '[rank1]:   File "/venv/lib/python3.11/site-packages/llamafactory/data/template.py", '
+        "line 520, in get_template_and_fix_tokenizer\n"
         "[rank1]:     raise ValueError(\n"
-        "[rank1]: ValueError: `rope_scaling` must be a dictionary with two fields, `type` and `factor`\n"
+        "[rank1]: ValueError: Template mllama does not exist.\n"
         "E0727 16:36:50.118000 1282 torch/distributed/elastic/multiprocessing/api.py:826] failed (exitcode: 1) "
         "local_rank: 0 (pid: 840146) of binary: /venv/bin/python\n"
     )
