@@ -11,6 +11,7 @@ tried on small inputs (pastes) only, after the scan (``SourceScanner.finish``): 
 
 from __future__ import annotations
 
+import re
 from itertools import pairwise
 
 from rootcause.core.model import Entry
@@ -68,7 +69,7 @@ def atoms(regex: str) -> list[str] | None:
     return out
 
 
-def _literal(atom: str) -> str:
+def literal_char(atom: str) -> str:
     """The fixed character an atom demands, or '' (a class, a group, anything quantified)."""
     if len(atom) == 1 and atom not in "^$.":
         return atom
@@ -90,7 +91,7 @@ def truncated(regex: str) -> str | None:
     head_end, literal = None, ""
     cuts: list[int] = []
     for k, atom in enumerate(parts):
-        literal += _literal(atom) or "\0"
+        literal += literal_char(atom) or "\0"
         if k + 1 < len(parts) and _is_space(parts[k + 1]):
             words = len(literal.replace("\0", " ").split())
             if head_end is None and literal.count("\0") <= 2 and len(literal) - literal.count("\0") >= MIN_HEAD:
@@ -103,6 +104,34 @@ def truncated(regex: str) -> str | None:
     segments = ["".join(parts[a:b]) for a, b in pairwise(bounds)]
     tail = "".join(f"(?:{s}" for s in segments) + ")?" * len(segments)
     return "".join(parts[:head_end]) + tail + _CUT_END
+
+
+# An escape that stands for more than its own next character (\\x41, \\Q...\\E, \\123, \\pL) or a case-folding flag: the
+# pattern gives no required literal that a byte-wise scan could use.
+_NO_LITERAL = re.compile(r"\\[xQ0-9cuUoNEzCpP]|\(\?[a-zA-Z-]*i")
+
+
+def required_literal(regex: str) -> str:
+    """The longest run of literal characters outside any group that every match of a pattern holds ('' when the
+    pattern gives none: a top-level alternation, a case-folding flag, an escape of more than one character).
+
+    Every line a one-line pattern matches holds it, so a large canon's prefilter may look for it instead of the
+    pattern (core/matching/index.py): a literal costs hyperscan's compiler little, a pattern a millisecond."""
+    if _NO_LITERAL.search(regex):
+        return ""
+    parts = atoms(regex)
+    if parts is None:
+        return ""
+    best, run = "", ""
+    for atom in parts:
+        lit = literal_char(atom)
+        if lit:
+            run += lit
+            continue
+        if len(run) > len(best):
+            best = run
+        run = ""
+    return run if len(run) > len(best) else best
 
 
 def derive_heads(entries: list[Entry]) -> list[tuple[str, str, bool]]:
