@@ -63,22 +63,22 @@ def main() -> None:
         peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # the process's peak so far
         diagnose_text(messages[0], index)
         lat = []
-        for msg in messages:
-            t = time.perf_counter()
+        for msg in messages:  # CPU time of this thread: the box is shared, and wall time counts the neighbours
+            t = time.thread_time()
             diagnose_text(msg, index)
-            lat.append(time.perf_counter() - t)
+            lat.append(time.thread_time() - t)
         naive = [
             (re.compile(p.regex.replace("(?P<", "(?P<")), e.id) for e in entries for p in e.patterns if p.window == 1
         ]
         naive_lat = []
         for msg in messages[:50]:
-            t = time.perf_counter()
+            t = time.thread_time()
             hits = []
             for line in msg.splitlines():
                 for rx, eid in naive:
                     if rx.search(line):
                         hits.append(eid)
-            naive_lat.append(time.perf_counter() - t)
+            naive_lat.append(time.thread_time() - t)
         row = {
             "entries": size,
             "build_s": round(build, 2),

@@ -41,6 +41,7 @@ MAX_WINDOW = 50
 # line the pattern matches, and a few more, which RE2 then rejects; the shipped canon stays under the threshold.
 LITERAL_ABOVE = 4096
 LITERAL_MIN = 8
+TRUNCATED_SET_SIZE = 8192  # truncated patterns per RE2 set (a 100k-entry canon derives 130k)
 
 
 def _set_options(n_patterns: int) -> re2.Options:
@@ -96,7 +97,7 @@ class CompiledIndex:
         self.windows = sorted({p.window for p in scanned})
         self.max_window = max(self.windows, default=1)
         self._window_of = [p.window for p in scanned]
-        self._truncated_set: tuple[Any, list[int]] | None = None
+        self._truncated_sets: list[tuple[Any, list[int]]] | None = None
         self._sets: dict[int, tuple[Any, list[int]]] = {}  # RE2 sets, built when first needed
         # scanned patterns the prefilter knows by a literal only -> their loosened form in RE2 (compiled when needed)
         self._by_literal: dict[int, Any] = {}
@@ -235,16 +236,17 @@ class CompiledIndex:
 
     def truncated_candidates(self, text: str) -> list[int]:
         """Indexes of the truncated patterns (a message cut after its stable head) that match a cleaned line."""
-        if self._truncated_set is None:
-            rset = re2.Set.SearchSet(_set_options(len(self.patterns)))
-            members = list(range(self.n_scanned, len(self.patterns)))
-            for i in members:
-                rset.Add(self.patterns[i].regex)
-            if members:
+        if self._truncated_sets is None:
+            self._truncated_sets = []
+            every = list(range(self.n_scanned, len(self.patterns)))
+            for start in range(0, len(every), TRUNCATED_SET_SIZE):  # RE2 fails to compile one set of 100k
+                rset = re2.Set.SearchSet(_set_options(len(self.patterns)))
+                members = every[start : start + TRUNCATED_SET_SIZE]
+                for i in members:
+                    rset.Add(self.patterns[i].regex)
                 rset.Compile()
-            self._truncated_set = (rset, members)
-        rset, members = self._truncated_set
-        return [members[i] for i in (rset.Match(text) or ())] if members else []
+                self._truncated_sets.append((rset, members))
+        return [members[i] for rset, members in self._truncated_sets for i in (rset.Match(text) or ())]
 
     def _compile(self, pattern_index: int) -> Any:
         p = self.patterns[pattern_index]
