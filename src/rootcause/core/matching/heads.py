@@ -12,6 +12,7 @@ after the scan (``SourceScanner.finish``): logs are not cut.
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
 from collections.abc import Callable
 from functools import lru_cache
@@ -80,7 +81,7 @@ def _atoms(regex: str) -> tuple[str, ...] | None:
     return tuple(out)
 
 
-def _literal(atom: str) -> str:
+def literal_char(atom: str) -> str:
     """The fixed character an atom demands, or '' (a class, a group, anything quantified)."""
     if len(atom) == 1 and atom not in "^$.":
         return atom
@@ -96,7 +97,7 @@ def _is_space(atom: str) -> bool:
 def _text(atom: str) -> str:
     """The text an atom stands for when it is literal, or a group of literals (``(?:cuDNN error: )?``) or a one-letter
     case class (``[Ee]``); '' otherwise."""
-    lit = _literal(atom)
+    lit = literal_char(atom)
     if lit:
         return lit
     if len(atom) == 4 and atom[0] == "[" and atom[3] == "]" and atom[1].lower() == atom[2].lower():
@@ -132,7 +133,7 @@ def truncated(regex: str, shared: Shared | None = None) -> str | None:
         return None
     head_end, chars, params, words, in_word = None, 0, 0, 0, False
     for k, atom in enumerate(parts):
-        lit = _literal(atom)
+        lit = literal_char(atom)
         if not lit:
             params, in_word = params + 1, False
             if params > MAX_HEAD_PARAMS:
@@ -149,7 +150,7 @@ def truncated(regex: str, shared: Shared | None = None) -> str | None:
     for k in range(head_end, len(parts)):  # the first parameter after the head, when it is a scope
         if parts[k].startswith("(?P<") and "|" in parts[k]:
             head_end = k + 1
-        if not _literal(parts[k]):
+        if not literal_char(parts[k]):
             break
     if shared is not None:
         text = "".join(_text(a) or "\0" for a in parts[:head_end])
@@ -189,6 +190,34 @@ def _held_elsewhere(all_: _Skeletons, entry_id: str) -> Shared:
         return False
 
     return shared
+
+
+# An escape that stands for more than its own next character (\\x41, \\Q...\\E, \\123, \\pL) or a case-folding flag: the
+# pattern gives no required literal that a byte-wise scan could use.
+_NO_LITERAL = re.compile(r"\\[xQ0-9cuUoNEzCpP]|\(\?[a-zA-Z-]*i")
+
+
+def required_literal(regex: str) -> str:
+    """The longest run of literal characters outside any group that every match of a pattern holds ('' when the
+    pattern gives none: a top-level alternation, a case-folding flag, an escape of more than one character).
+
+    Every line a one-line pattern matches holds it, so a large canon's prefilter may look for it instead of the
+    pattern (core/matching/index.py): a literal costs hyperscan's compiler little, a pattern a millisecond."""
+    if _NO_LITERAL.search(regex):
+        return ""
+    parts = atoms(regex)
+    if parts is None:
+        return ""
+    best, run = "", ""
+    for atom in parts:
+        lit = literal_char(atom)
+        if lit:
+            run += lit
+            continue
+        if len(run) > len(best):
+            best = run
+        run = ""
+    return run if len(run) > len(best) else best
 
 
 def derive_heads(entries: list[Entry]) -> list[tuple[str, str, bool]]:

@@ -16,7 +16,7 @@ from typing import Any
 
 import re2
 
-from rootcause.core.matching.heads import MIN_HEAD, derive_heads
+from rootcause.core.matching.heads import MIN_HEAD, derive_heads, required_literal
 from rootcause.core.matching.lexical import LexicalIndex
 from rootcause.core.matching.patterns import compile_re2, group_names, literal_length, prefilter_source
 from rootcause.core.model import Entry
@@ -35,6 +35,13 @@ ERRORISH_REGEX = (
     r"timed out|[Tt]imeout|[Ff]ailed|FAILED|Killed|[Aa]bort)"
 )
 MAX_WINDOW = 50
+# A canon with more scanned patterns than this (a grown atlas) gives the prefilter, for each one-line pattern with
+# a required literal of at least LITERAL_MIN characters, that literal instead of the pattern: hyperscan compiles a
+# literal in microseconds and a pattern in about a millisecond (100k entries: minutes). The literal finds every
+# line the pattern matches, and a few more, which RE2 then rejects; the shipped canon stays under the threshold.
+LITERAL_ABOVE = 4096
+LITERAL_MIN = 8
+TRUNCATED_SET_SIZE = 8192  # truncated patterns per RE2 set (a 100k-entry canon derives 130k)
 
 
 def _set_options(n_patterns: int) -> re2.Options:
@@ -50,7 +57,6 @@ class CompiledPattern:
     regex: str
     window: int
     names: tuple[str, ...]
-    rx: Any  # re2._Regexp
     specificity: int  # literal characters: breaks ties between entries matching one line
     consequence: bool = False  # a line the entry's failure causes later, not the failure itself
     truncated: bool = False  # derived: the pattern cut after its stable head (core/matching/heads.py)
@@ -60,38 +66,47 @@ class CompiledIndex:
     """Immutable after construction; shared by every diagnosis."""
 
     def __init__(
-        self, entries: list[Entry], hs_blob: bytes | None = None, lexical: LexicalIndex | None = None
+        self,
+        entries: list[Entry],
+        hs_blob: bytes | None = None,
+        lexical: LexicalIndex | None = None,
+        *,
+        literal_above: int = LITERAL_ABOVE,
     ) -> None:
+        """``literal_above``: past this many scanned patterns, the prefilter takes one-line patterns' literals
+        (LITERAL_ABOVE), and each pattern's RE2 is compiled when first needed (an Entry's validator compiled it
+        once already)."""
         self.entries: dict[str, Entry] = {e.id: e for e in entries if not e.is_withdrawn}
         self.patterns: list[CompiledPattern] = []
         for entry in self.entries.values():
-            for n, p in enumerate(entry.patterns):
-                try:
-                    rx = compile_re2(p.regex)
-                except PatternError as exc:
-                    raise PatternError(f"{entry.id}: patterns.{n}: {exc}") from None
+            for p in entry.patterns:
                 names = tuple(group_names(p.regex))
                 specificity = literal_length(p.regex)
-                self.patterns.append(
-                    CompiledPattern(entry.id, p.regex, p.window, names, rx, specificity, p.consequence)
-                )
+                self.patterns.append(CompiledPattern(entry.id, p.regex, p.window, names, specificity, p.consequence))
         # a message's stable head on its own (a paste cut short): core/matching/heads.py. These come last and stay
         # out of the hyperscan database and the window sets: only small inputs (pastes) are tried against them,
         # line by line, after the scan (SourceScanner.finish), so a big log's scan halts no more often.
         self.n_scanned = len(self.patterns)
         for entry_id, regex, consequence in derive_heads(list(self.entries.values())):
-            names, rx = tuple(group_names(regex)), compile_re2(regex)
-            self.patterns.append(CompiledPattern(entry_id, regex, 1, names, rx, MIN_HEAD, consequence, truncated=True))
+            names = tuple(group_names(regex))
+            self.patterns.append(CompiledPattern(entry_id, regex, 1, names, MIN_HEAD, consequence, truncated=True))
+        self._rx: list[Any] = [None] * len(self.patterns)  # RE2; a large canon's compiled on first use (confirm)
+        if self.n_scanned <= literal_above:
+            self._rx = [self._compile(i) for i in range(len(self.patterns))]
         scanned = self.patterns[: self.n_scanned]
         self.windows = sorted({p.window for p in scanned})
         self.max_window = max(self.windows, default=1)
         self._window_of = [p.window for p in scanned]
-        self._truncated_set: tuple[Any, list[int]] | None = None
+        self._truncated_sets: list[tuple[Any, list[int]]] | None = None
         self._sets: dict[int, tuple[Any, list[int]]] = {}  # RE2 sets, built when first needed
+        # scanned patterns the prefilter knows by a literal only -> their loosened form in RE2 (compiled when needed)
+        self._by_literal: dict[int, Any] = {}
+        self._literal_above = literal_above
         self.lexical = lexical if lexical is not None else LexicalIndex.build(self._lexical_docs())
         # after the canon's patterns: errorish, env, then triage's keywords (one id each)
         n = self.n_scanned
         self.special_ids = {"errorish": n, "env": n + 1, "triage": n + 2}
+        self._literal_sources = self._literals() if hyperscan is not None else {}
         self.hs_db = self._load_or_build_hyperscan(hs_blob)
         # the prototype scratch space: every scan clones its own, so scans may run in parallel
         self.hs_scratch = None if self.hs_db is None else hyperscan.Scratch(self.hs_db)
@@ -109,22 +124,41 @@ class CompiledIndex:
             return None
         if blob is not None:
             return hyperscan.loadb(blob, hyperscan.HS_MODE_BLOCK)
-        sources = [prefilter_source(p.regex) for p in self.patterns[: self.n_scanned]]
+        flags = hyperscan.HS_FLAG_MULTILINE | hyperscan.HS_FLAG_PREFILTER | hyperscan.HS_FLAG_ALLOWEMPTY
+        literals = self._literal_sources
+        sources, all_flags = [], []
+        for i, p in enumerate(self.patterns[: self.n_scanned]):
+            literal = literals.get(i)
+            sources.append(prefilter_source(p.regex) if literal is None else literal)
+            all_flags.append(flags if literal is None else 0)
         sources += [ERRORISH_REGEX, ENV_HINT_REGEX]
         sources += [re.escape(k.decode()) for k in TRIAGE_KEYWORDS]
-        flags = hyperscan.HS_FLAG_MULTILINE | hyperscan.HS_FLAG_PREFILTER | hyperscan.HS_FLAG_ALLOWEMPTY
+        all_flags += [flags] * (len(sources) - len(all_flags))
         db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
         try:
             db.compile(
                 expressions=[s.encode() for s in sources],
                 ids=list(range(len(sources))),
                 elements=len(sources),
-                flags=[flags] * len(sources),
+                flags=all_flags,
             )
         except hyperscan.error as exc:
             bad = self._find_bad_prefilter(sources, flags)
             raise PatternError(f"hyperscan cannot compile {bad}: {exc}") from None
         return db
+
+    def _literals(self) -> dict[int, str]:
+        """The scanned patterns the prefilter looks for by their required literal (a large canon only), as
+        hyperscan expressions (each byte escaped); they are remembered in ``_by_literal``."""
+        if self.n_scanned <= self._literal_above:
+            return {}
+        out: dict[int, str] = {}
+        for i, p in enumerate(self.patterns[: self.n_scanned]):
+            literal = required_literal(p.regex) if p.window == 1 else ""
+            if len(literal) >= LITERAL_MIN and "\n" not in literal:
+                out[i] = "".join(f"\\x{b:02x}" for b in literal.encode())
+                self._by_literal[i] = None
+        return out
 
     def _find_bad_prefilter(self, sources: list[str], flags: int) -> str:
         for i, src in enumerate(sources):
@@ -157,6 +191,8 @@ class CompiledIndex:
                     found.add(pattern_id)
 
             self.hs_db.scan(text.encode("utf-8", "replace"), match_event_handler=on_match, scratch=scratch)
+            if self._by_literal:  # a literal's hit stands for the pattern's loosened form only where that matches
+                return sorted(i for i in found if i not in self._by_literal or self._loose_match(i, text))
             return sorted(found)
         rset, members = self._set_for(window)
         return [members[i] for i in (rset.Match(text) or ())]
@@ -174,6 +210,18 @@ class CompiledIndex:
         self.hs_db.scan(text.encode("utf-8", "replace"), match_event_handler=on_match, scratch=scratch)
         return sorted(found)
 
+    def _loose_match(self, pattern_index: int, text: str) -> bool:
+        """Whether the pattern's prefilter form (prefilter_source, in RE2) matches: what the database says of a
+        pattern it holds as a regex, said of one it holds by its literal."""
+        rx = self._by_literal[pattern_index]
+        if rx is None:
+            try:
+                rx = compile_re2("(?m)" + prefilter_source(self.patterns[pattern_index].regex))
+            except PatternError:
+                rx = False  # cannot say: keep every hit, as hyperscan's prefilter would over-match
+            self._by_literal[pattern_index] = rx
+        return rx is False or rx.search(text) is not None
+
     def _set_for(self, window: int) -> tuple[Any, list[int]]:
         built = self._sets.get(window)
         if built is None:
@@ -188,21 +236,31 @@ class CompiledIndex:
 
     def truncated_candidates(self, text: str) -> list[int]:
         """Indexes of the truncated patterns (a message cut after its stable head) that match a cleaned line."""
-        if self._truncated_set is None:
-            rset = re2.Set.SearchSet(_set_options(len(self.patterns)))
-            members = list(range(self.n_scanned, len(self.patterns)))
-            for i in members:
-                rset.Add(self.patterns[i].regex)
-            if members:
+        if self._truncated_sets is None:
+            self._truncated_sets = []
+            every = list(range(self.n_scanned, len(self.patterns)))
+            for start in range(0, len(every), TRUNCATED_SET_SIZE):  # RE2 fails to compile one set of 100k
+                rset = re2.Set.SearchSet(_set_options(len(self.patterns)))
+                members = every[start : start + TRUNCATED_SET_SIZE]
+                for i in members:
+                    rset.Add(self.patterns[i].regex)
                 rset.Compile()
-            self._truncated_set = (rset, members)
-        rset, members = self._truncated_set
-        return [members[i] for i in (rset.Match(text) or ())] if members else []
+                self._truncated_sets.append((rset, members))
+        return [members[i] for rset, members in self._truncated_sets for i in (rset.Match(text) or ())]
+
+    def _compile(self, pattern_index: int) -> Any:
+        p = self.patterns[pattern_index]
+        try:
+            return compile_re2(p.regex)
+        except PatternError as exc:
+            raise PatternError(f"{p.entry_id}: {p.regex!r}: {exc}") from None
 
     def confirm(self, pattern_index: int, text: str) -> dict[str, str] | None:
         """Run the real RE2 pattern; return its named groups, or None when it misses."""
-        p = self.patterns[pattern_index]
-        m = p.rx.search(text)
+        rx = self._rx[pattern_index]
+        if rx is None:
+            rx = self._rx[pattern_index] = self._compile(pattern_index)
+        m = rx.search(text)
         if m is None:
             return None
         return {k: v for k, v in m.groupdict().items() if v is not None}
@@ -212,7 +270,8 @@ def database_layout() -> str:
     """What the compiled hyperscan database holds besides the canon's patterns, and in which order: a change
     (a triage keyword added, an id moved, the prefilter loosened) changes the index cache key, so a stale
     database is never loaded."""
-    parts = ["layout 4", "patterns", "heads 3", "errorish", ERRORISH_REGEX, "env", ENV_HINT_REGEX, "triage"]
+    parts = ["layout 4", "patterns", f"literals above {LITERAL_ABOVE}, at least {LITERAL_MIN}", "heads 3"]
+    parts += ["errorish", ERRORISH_REGEX, "env", ENV_HINT_REGEX, "triage"]
     parts += [k.decode() for k in TRIAGE_KEYWORDS]
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:16]
 
