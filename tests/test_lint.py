@@ -42,6 +42,12 @@ CASES = {
     "RC001": {"verification: ai_generated": "verification: trusted"},
     "RC101": {SEED_PATTERN: "- regex: (?=lookahead)NCCL"},
     "RC102": {SEED_PATTERN: "- regex: this matches nothing real\n  window: 1"},
+    # a top-level alternation has no stable head: "...aborted on rank 2." alone matches nothing of the entry
+    "RC109": {
+        SEED_PATTERN: SEED_PATTERN + "|went away on rank \\d+\\. Original",
+        "- text: 'RuntimeError: [Rank 0] NCCL communicator was aborted on rank 2.": "- text: 'RuntimeError: [Rank 0] "
+        "NCCL communicator went away on rank 2.",  # a first sentence no other entry shares
+    },
     "RC501": {
         "root_cause_zh: 由于网络拥塞、GPU挂起或分布式等级间工作负载不均衡，NCCL集合操作（AllReduce）超时。\n": ""
     },
@@ -236,3 +242,12 @@ def test_rc108_the_normalisers_own_patterns_are_linear() -> None:
     found = check_normalisers({"src/x.py": namespace})
     assert sorted(f.message.split(":")[0] for f in found) == ["NESTED", "OLD_PATH", "SCAN_THEN_LITERAL", "TOKENS_OPEN"]
     assert all(f.code == "RC108" and f.path == "src/x.py" for f in found)
+
+
+def test_rc109_is_quiet_when_a_cut_paste_still_matches(tmp_path: Path) -> None:
+    from rootcause.core.lint_heads import first_sentence_cut
+
+    line = "RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB"
+    assert first_sentence_cut(line, 14, len(line)) == "RuntimeError: CUDA out of memory."
+    assert first_sentence_cut("Could not load library libcudnn_cnn_infer.so.8. Error", 0, 48) is None, "a version"
+    assert "RC109" not in lint_folder(tmp_path, {GOOD_ID: entry_text()}), "the seed's stable head matches the cut"

@@ -13,6 +13,7 @@ from packaging.requirements import Requirement
 
 from rootcause.core import normalize
 from rootcause.core.diagnosis import diagnose_text
+from rootcause.core.lint_heads import check_first_sentence
 from rootcause.core.lint_links import check_linked_advice, grounded_link_first
 from rootcause.core.matching.index import CompiledIndex
 from rootcause.core.matching.lexical import LexicalIndex
@@ -36,6 +37,10 @@ CHECKS: dict[str, tuple[str, str]] = {
         "error",
         "a pattern of the code's own normalisers (core/normalize.py) can backtrack on user input: "
         "use RE2, or Python re anchored at the start with no repeat inside a repeat",
+    ),
+    "RC109": (
+        "warning",
+        "a paste cut after the message's first sentence matches none of the entry's patterns (nor their stable heads)",
     ),
     "RC201": ("error", "an example is matched first by another entry (collision)"),
     "RC301": ("error", "near-duplicate signature of another entry, with no typed relation"),
@@ -387,6 +392,7 @@ def lint_entries(
         except PatternError as exc:
             return [*out, LintFinding("<canon>", "RC101", str(exc))]
     out += check_collisions(entries, index)
+    out += [LintFinding(path, code, message) for path, code, message in check_first_sentence(entries, index)]
     out += check_duplicates(entries)
     out += [LintFinding(path, code, message) for path, code, message in check_linked_advice(entries)]
     out += check_normalisers()

@@ -20,9 +20,10 @@ from itertools import accumulate
 
 from rootcause.core.model import Entry
 
-MIN_HEAD = 24
+MIN_HEAD = 20
 MIN_WORDS = 3
 MAX_HEAD_PARAMS = 2  # parameters (classes, groups) before the head is long enough: more, and it is not stable
+MAX_EXCEPTION_NAME = 80  # the longest dotted exception name looked for at a pattern's start
 MAX_TAIL_ATOMS = 400  # RE2 nests at most 1000 groups; a cut later than this is not tried
 _QUANTIFIER_START = set("*+?{")
 # Where a cut line may end: after any atom of the pattern, then punctuation, an ellipsis or a closing quote. A
@@ -122,17 +123,23 @@ def truncated(regex: str, shared: Shared | None = None) -> str | None:
     there; None when the pattern has no head long enough to name the error alone.
 
     A title is cut at GitHub's 200 characters and a terminal line at its edge, mid-word as often as not: the cut may
-    fall after any character of the pattern's literal text once the head is there (``no kernel image is availa``).
-    A parameter (a class, a group) is taken whole or not at all, and a named capture right after the head that
-    lists the names an entry is scoped to (``(?P<package>transformers|peft|...)``) belongs to the head: a line cut
-    before it could be any package's. ``shared(head)`` says whether another entry's pattern holds the head's
-    skeleton (``DataLoader worker (pid N) is killed`` starts two entries): the head then grows, atom by atom, until
-    it is this entry's alone. Two entries whose cut forms both match one line name neither (``SourceScanner``)."""
+    fall after any character of the pattern's literal text once the head is there (``no kernel image is availa``),
+    or inside a group of literal alternatives. The head is message text: an exception's name before it
+    (``ModuleNotFoundError: ``) does not count, and a quoted name in it is whole (``No module named 'tri`` could
+    be any module). A parameter (a class, a group) is taken whole or not at all, and a
+    named capture soon after the head (at most one parameter between) that lists the names an entry is scoped to
+    (``(?P<package>transformers|peft|...)``) belongs to the head: a line cut before it could be any package's.
+    ``shared(head)`` says whether another entry's pattern holds the head's skeleton (``DataLoader worker (pid N) is
+    killed`` starts two entries): the head then grows, atom by atom, until it is this entry's alone. Two entries
+    whose cut forms both match one line name neither (``SourceScanner``)."""
     parts = atoms(regex.removesuffix("$") if not regex.endswith("\\$") else regex)
     if not parts:
         return None
+    skip = _exception_name_length(parts)
     head_end, chars, params, words, in_word = None, 0, 0, 0, False
     for k, atom in enumerate(parts):
+        if k < skip:
+            continue
         lit = literal_char(atom)
         if not lit:
             params, in_word = params + 1, False
@@ -140,27 +147,97 @@ def truncated(regex: str, shared: Shared | None = None) -> str | None:
                 return None
             continue
         chars += 1
-        words += not in_word and not lit.isspace()
-        in_word = not lit.isspace()
+        inside = not lit.isspace() and lit != "_"  # CUDNN_STATUS_INTERNAL_ERROR is four words
+        words += inside and not in_word
+        in_word = inside
         if chars >= MIN_HEAD and words >= MIN_WORDS:
             head_end = k + 1
             break
     if head_end is None:
         return None
-    for k in range(head_end, len(parts)):  # the first parameter after the head, when it is a scope
+    quotes = sum(literal_char(a) in "'`" for a in parts[skip:head_end] if literal_char(a))
+    if quotes % 2:  # inside a quoted name: its end
+        close = next((k for k in range(head_end, len(parts)) if literal_char(parts[k]) in ("'", "`")), None)
+        if close is not None and all(literal_char(a) for a in parts[head_end:close]):
+            head_end = close + 1
+    between = 0
+    for k in range(head_end, len(parts)):  # a scope after the head, and at most one parameter before it
         if parts[k].startswith("(?P<") and "|" in parts[k]:
             head_end = k + 1
-        if not literal_char(parts[k]):
+            break
+        between += not literal_char(parts[k])
+        if between > 1:
             break
     if shared is not None:
-        text = "".join(_text(a) or "\0" for a in parts[:head_end])
+        text = "".join(_text(a) or "\0" for a in parts[skip:head_end])
         while head_end < len(parts) and shared(text.lower()):
             text += _text(parts[head_end]) or "\0"
             head_end += 1
     tail = parts[head_end : head_end + MAX_TAIL_ATOMS]
     if not tail:
         return None  # nothing to cut: the pattern itself already says it, or all of it is another entry's too
-    return "".join(parts[:head_end]) + "".join(f"(?:{a}" for a in tail) + ")?" * len(tail) + _CUT_END
+    cut = ""
+    for atom in reversed(tail):
+        within = _cut_within(atom)
+        cut = f"(?:{atom}{cut}|{within})?" if within else f"(?:{atom}{cut})?"
+    return "".join(parts[:head_end]) + cut + _CUT_END
+
+
+_EXCEPTION_NAME = re.compile(r"^(?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception|Warning|Exit|Interrupt)\w*: ")
+
+
+def _exception_name_length(parts: list[str]) -> int:
+    """How many leading atoms spell an exception's name (``ModuleNotFoundError: ``): boilerplate that many entries
+    share, never part of a stable head (``ModuleNotFoundError: No m`` names no module)."""
+    literal = ""
+    for atom in parts[:MAX_EXCEPTION_NAME]:
+        lit = literal_char(atom)
+        if not lit:
+            break
+        literal += lit
+    found = _EXCEPTION_NAME.match(literal)
+    return found.end() if found else 0
+
+
+def _alternatives(inner: str) -> list[str]:
+    """A group's body split at its top-level ``|``."""
+    out, depth, start, i, in_class = [], 0, 0, 0, False
+    while i < len(inner):
+        ch = inner[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if in_class:
+            in_class = ch != "]"
+        elif ch == "[":
+            in_class = True
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif ch == "|" and depth == 0:
+            out.append(inner[start:i])
+            start = i + 1
+        i += 1
+    return [*out, inner[start:]]
+
+
+def _cut_within(atom: str) -> str:
+    """A group of literal alternatives (``(?:HeaderTooLarge|header too large)``) cut inside one of them: each
+    alternative's proper prefixes; '' for any other atom (a class or a quantified parameter is never cut)."""
+    if not atom.startswith("(") or not atom.endswith((")", ")?")) or (atom.startswith("(?P<") and "|" not in atom):
+        return ""
+    body = atom[: atom.rindex(")")]
+    body = body[body.index(">") + 1 :] if body.startswith("(?P<") else body.removeprefix("(?:")
+    if body.startswith("("):
+        return ""
+    chains: list[str] = []
+    for alternative in _alternatives(body):
+        letters = atoms(alternative)
+        if not letters or len(letters) < 2 or not all(_text(a) for a in letters):
+            return ""
+        chains.append(letters[0] + "".join(f"(?:{a}" for a in letters[1:-1]) + ")?" * (len(letters) - 2))
+    return f"(?:{'|'.join(chains)})"
 
 
 class _Skeletons:
