@@ -48,7 +48,7 @@ def known_keys(rows: list[dict]) -> set[Key]:
 @pytest.fixture(scope="session")
 def dask_cluster() -> Iterator[str]:
     distributed = pytest.importorskip("distributed")
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0")
     try:
         yield cluster.scheduler_address
     finally:

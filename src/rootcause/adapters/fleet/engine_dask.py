@@ -56,7 +56,7 @@ class DaskEngine:
             client = Client(options.address)
         else:
             cluster = LocalCluster(
-                n_workers=options.workers, threads_per_worker=1, processes=True, dashboard_address=None
+                n_workers=options.workers, threads_per_worker=1, processes=True, dashboard_address=":0"
             )
             client = Client(cluster)
         try:
