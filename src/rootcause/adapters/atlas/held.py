@@ -53,7 +53,7 @@ def _cache_key(path: Path, stamp: tuple[int, int]) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-BLOBS = ("rows", "literals", "hs")  # kept as files of their own, mapped (the rows, the literals) or read
+BLOBS = ("rows", "literals")  # kept as files of their own, mapped (the hyperscan shards are in index.pickle)
 
 
 def _mapped(path: Path) -> mmap.mmap | bytes:
@@ -71,8 +71,8 @@ def _read_cache(folder: Path) -> AtlasIndex:
         path = folder / f"{name}.bin"
         if not path.is_file():
             payload[name] = None
-        else:  # hyperscan deserialises from bytes only
-            payload[name] = path.read_bytes() if name == "hs" else _mapped(path)
+        else:
+            payload[name] = _mapped(path)
     return AtlasIndex.from_payload(payload)
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import re
 from array import array
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -39,7 +40,7 @@ try:  # hyperscan ships x86-64 wheels only
 except ImportError:  # pragma: no cover - exercised on other architectures
     hyperscan = None
 
-LAYOUT = "atlas-index 4"  # bump when the payload below changes
+LAYOUT = "atlas-index 6"  # bump when the payload below changes
 MIN_LITERAL = 12  # a template whose longest literal run is shorter names nothing specific
 MIN_MATCHED = 24  # literal characters a match must hold, unless they make most of the line's message
 MIN_SHARE = 0.6  # ... the share of the message (the line after its exception class) that is enough then
@@ -59,6 +60,8 @@ STACK_ORDER = {name: n for n, name in enumerate(_STACK.split())}
 QUIET_LEVELS = frozenset({"info", "debug", "trace"})  # a template logged at these levels says nothing went wrong
 MAX_PARAM = 200  # characters kept of a captured parameter
 MAX_COMPILED = 4096  # confirmed patterns held compiled
+SHARD = 20_000  # literals per hyperscan database (compiling 110k literals at once took 324 s, 40k 14 s)
+MAX_SHARED = 8  # templates sharing one literal before they are keyed by a rarer run of their message
 
 # (package, module, function, line, exception, kind, message, pattern, literal, first, last, intervals, source_url)
 Row = tuple[str, str, str, int, str, str, str, str, str, str, str, tuple[tuple[str, str], ...], str]
@@ -113,27 +116,32 @@ class AtlasIndex:
         self._joined: bytes = packed["literals"]  # utf-8, NUL between literals (a bytes-like object)
         self._literals: list[str] | None = None
         self._decoded: dict[int, Row] = {}
-        self.hs_db: Any = None
+        self.hs_db: list[tuple[Any, Any, int]] | None = None  # (database, its scratch, first literal) per shard
         self._words: dict[str, list[int]] = {}
         if hyperscan is not None and len(self._lit_len):
-            blob = packed.get("hs")
-            self.hs_db = hyperscan.loadb(blob, hyperscan.HS_MODE_BLOCK) if blob else _compile(self.literals)
-            self._scratch: Any = hyperscan.Scratch(self.hs_db)
+            blobs = packed.get("hs")
+            if blobs:
+                dbs = [hyperscan.loadb(blob, hyperscan.HS_MODE_BLOCK) for blob in blobs]
+            else:  # compiled in shards: hyperscan's compile time grows faster than the number of literals
+                lits = self.literals
+                dbs = [_compile(lits[k : k + SHARD]) for k in range(0, len(lits), SHARD)]
+            self.hs_db = [(db, hyperscan.Scratch(db), k * SHARD) for k, db in enumerate(dbs)]
         else:
             self._words = _word_index(self.literals)
-        self._compiled: dict[int, Any] = {}
+        self._compiled: dict[str, Any] = {}
 
     @classmethod
     def from_templates(cls, templates: Iterable[Template]) -> AtlasIndex:
         blob = bytearray()
         row_start = array("Q", [0])
-        by_literal: dict[str, list[int]] = {}
+        eligible: list[tuple[int, str, str]] = []  # (template, its literal, its message)
         for n, t in enumerate(templates):
             row = _row(t)
             blob += json.dumps(row, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
             row_start.append(len(blob))
             if len(row[8]) >= MIN_LITERAL and row[4].lower() not in QUIET_LEVELS and not only_builtin_wording(row[6]):
-                by_literal.setdefault(row[8], []).append(n)
+                eligible.append((n, row[8], row[6]))
+        by_literal = _keyed(eligible)
         mem_start, mem_ids = array("I", [0]), array("I")
         for ids in by_literal.values():
             mem_ids.extend(ids)
@@ -158,7 +166,7 @@ class AtlasIndex:
             "mem_start": self._mem_start,
             "mem_ids": self._mem_ids,
             "literals": self._joined,
-            "hs": None if self.hs_db is None else hyperscan.dumpb(self.hs_db),
+            "hs": None if self.hs_db is None else [hyperscan.dumpb(db) for db, _, _ in self.hs_db],
         }
 
     @classmethod
@@ -192,12 +200,19 @@ class AtlasIndex:
         """Templates whose literal the line holds, the longest literals first, at most MAX_CANDIDATES."""
         hits: list[int] = []
         if self.hs_db is not None:
+            data = text.encode("utf-8", "replace")
+            scratches = scratch if scratch is not None else self._scratches()
+            for (db, _, offset), own in zip(self.hs_db, scratches, strict=True):
 
-            def on_match(lit: int, _from: int, _to: int, _flags: int, _ctx: object) -> bool | None:
-                hits.append(lit)
-                return True if len(hits) >= MAX_LITERAL_HITS else None  # True stops the scan
+                def on_match(
+                    lit: int, _from: int, _to: int, _flags: int, _ctx: object, at: int = offset
+                ) -> bool | None:
+                    hits.append(at + lit)
+                    return True if len(hits) >= MAX_LITERAL_HITS else None  # True stops the scan
 
-            self.hs_db.scan(text.encode("utf-8", "replace"), match_event_handler=on_match, scratch=scratch)
+                db.scan(data, match_event_handler=on_match, scratch=own)
+                if len(hits) >= MAX_LITERAL_HITS:
+                    break
         else:
             for word in dict.fromkeys(_WORD.findall(text)):
                 hits += [lit for lit in self._words.get(word, ()) if self.literals[lit] in text]
@@ -210,18 +225,23 @@ class AtlasIndex:
                 break
         return found
 
+    def _scratches(self) -> list[Any]:
+        """A scratch space per shard, this call's own (so that diagnoses may run in parallel)."""
+        return [s.clone() for _, s, _ in self.hs_db or ()]
+
     def _regex(self, n: int) -> Any:
-        rx = self._compiled.get(n)
+        pattern = self.row(n)[7]
+        rx = self._compiled.get(pattern)  # by pattern: templates of one wording in several modules share it
         if rx is None:
             if len(self._compiled) >= MAX_COMPILED:
                 self._compiled.clear()
             options = re2.Options()
             options.log_errors = False
             try:
-                rx = re2.compile(self.row(n)[7], options)
+                rx = re2.compile(pattern, options)
             except re2.error:
                 rx = False  # a pattern RE2 refuses never matches
-            self._compiled[n] = rx
+            self._compiled[pattern] = rx
         return rx
 
     def match_line(
@@ -264,7 +284,7 @@ class AtlasIndex:
 
     def locate(self, lines: Iterable[tuple[str, int, str, str]], env: dict[str, str] | None = None) -> list[Located]:
         """Located items for (input name, line number, raw line, cleaned line), in input order, bounded."""
-        scratch = None if self.hs_db is None else self._scratch.clone()
+        scratch = None if self.hs_db is None else self._scratches()
         installed = frozenset(_normal_name(name) for name in (env or {}))
         out: list[Located] = []
         by_template: dict[int, Located] = {}
@@ -319,6 +339,28 @@ class AtlasIndex:
             checks_zh=checks_zh,
             also=also,
         )
+
+
+def _keyed(eligible: list[tuple[int, str, str]]) -> dict[str, list[int]]:
+    """The prefilter's literal -> templates. A template's key is its builder's literal (the longest literal run
+    of its pattern's required head), unless more than MAX_SHARED templates share that literal (libtorch's
+    generated checks: 28,000 strings with the head `*current_device == options.device()`): such a template is
+    keyed by the rarest literal run of its whole message instead, so that a line's candidates stay few."""
+    counts = Counter(literal for _, literal, _ in eligible)
+    runs_of = {n: _runs(message) for n, literal, message in eligible if counts[literal] > MAX_SHARED}
+    run_counts = Counter(run for runs in runs_of.values() for run in runs)
+    keyed: dict[str, list[int]] = {}
+    for n, literal, _ in eligible:
+        runs = runs_of.get(n)
+        key = min(runs, key=lambda r: (run_counts[r], -len(r))) if runs else literal
+        keyed.setdefault(key, []).append(n)
+    return keyed
+
+
+def _runs(message: str) -> list[str]:
+    """The distinct literal runs of a message long enough to be a key."""
+    runs = (run.strip() for run in PLACEHOLDER.split(message))
+    return list(dict.fromkeys(run for run in runs if len(run) >= MIN_LITERAL))
 
 
 def own_length(message: str) -> int:
