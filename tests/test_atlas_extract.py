@@ -164,3 +164,20 @@ def test_a_library_assertion_loses_the_build_machines_path() -> None:
     assert found.message == "inputs.size() == 3 INTERNAL ASSERT FAILED"
     linux = 'RuntimeError: inputs.size() == 3 INTERNAL ASSERT FAILED at "/var/lib/jenkins/pytorch/torch/csrc/x.cpp":118, please report a bug'
     assert re2.search(found.pattern, linux)
+
+
+def test_generic_templates_are_left_out() -> None:
+    from rootcause.core.atlas.prune import is_generic
+
+    source = """
+def f(filename, lineno, name, module_name, repo_id):
+    raise RuntimeError('  File "{}", line {}, in {}'.format(filename, lineno, name))
+    raise ImportError(f"No module named {module_name}")
+    raise KeyError(f"'{repo_id}' not found.")
+    raise NameError(f"name '{name}' is not defined")
+    raise ValueError(f"Expected all tensors to be on the same device, got {name}")
+"""
+    kept = [t.message for t in extract_python(source) if not is_generic(t)]
+    assert kept == ["Expected all tensors to be on the same device, got {name}"]
+    strerror = native_strings(b"\x00connection timed out while waiting\x00", "lib/libc10.so")
+    assert strerror and is_generic(strerror[0])

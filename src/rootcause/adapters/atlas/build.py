@@ -23,6 +23,7 @@ from packaging.version import InvalidVersion, Version
 from rootcause.adapters.atlas import archive, pypi, store
 from rootcause.adapters.atlas.sources import source_url
 from rootcause.core.atlas.extract import MAX_PATTERN, Extracted, extract_python
+from rootcause.core.atlas.prune import is_generic
 from rootcause.core.atlas.intervals import merge_releases
 from rootcause.core.atlas.model import AtlasManifest, Template, TemplateKind
 from rootcause.core.atlas.native import native_strings, nccl_formats, renormalized
@@ -83,7 +84,7 @@ def _release_templates(
         try:
             found, sdist = _from_json(cached.read_bytes())
             report.cached.append(tag)
-            return [f for f in map(renormalized, found) if f is not None], sdist
+            return [f for f in map(renormalized, found) if f is not None and not is_generic(f)], sdist
         except (ValueError, KeyError, TypeError, lzma.LZMAError):
             cached.unlink()
     path = pypi.fetch(artifact, cache)
@@ -98,7 +99,7 @@ def _release_templates(
     cached.parent.mkdir(parents=True, exist_ok=True)
     cached.write_bytes(_to_json(found, sdist))
     report.read.append(tag)
-    return found, sdist
+    return [f for f in found if not is_generic(f)], sdist
 
 
 def build_package(
@@ -164,6 +165,7 @@ def build_nccl(
         cached = cache / "extract" / "nccl" / f"{tag}-{commit[:16]}.json.xz"
         if cached.is_file():
             found, _ = _from_json(cached.read_bytes())
+            found = [f for f in found if not is_generic(f)]
             report.cached.append(f"nccl=={tag}")
         else:
             data = subprocess.run(
@@ -181,6 +183,7 @@ def build_nccl(
                             found += nccl_formats(stream.read().decode("utf-8", errors="replace"), info.name)
             cached.parent.mkdir(parents=True, exist_ok=True)
             cached.write_bytes(_to_json(found, True))
+            found = [f for f in found if not is_generic(f)]
             report.read.append(f"nccl=={tag}")
         found_by_release[tag] = found
         digests[f"nccl=={tag}"] = commit

@@ -153,7 +153,14 @@ def write_atlas(path: Path | str, manifest: AtlasManifest, templates: Iterable[T
         return count
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(path.name + ".part")
-    partial.unlink(missing_ok=True)
+    try:
+        partial.unlink(missing_ok=True)
+        return _write(path, partial, manifest, templates)
+    except (sqlite3.Error, OSError) as exc:
+        raise StoreError(f"{path}: cannot write the atlas: {exc}") from exc
+
+
+def _write(path: Path, partial: Path, manifest: AtlasManifest, templates: Iterable[Template]) -> int:
     conn = sqlite3.connect(partial)
     count = 0
     try:
