@@ -23,10 +23,10 @@ from packaging.version import InvalidVersion, Version
 from rootcause.adapters.atlas import archive, pypi, store
 from rootcause.adapters.atlas.sources import source_url
 from rootcause.core.atlas.extract import MAX_PATTERN, Extracted, extract_python
-from rootcause.core.atlas.prune import is_generic
 from rootcause.core.atlas.intervals import merge_releases
 from rootcause.core.atlas.model import AtlasManifest, Template, TemplateKind
 from rootcause.core.atlas.native import native_strings, nccl_formats, renormalized
+from rootcause.core.atlas.prune import is_generic
 from rootcause.errors import RootcauseError, StoreError
 
 PACKAGES = (
