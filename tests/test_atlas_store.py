@@ -59,3 +59,33 @@ def test_missing_and_foreign_files_are_one_line_errors(tmp_path: Path) -> None:
     sqlite3.connect(other).execute("CREATE TABLE t (x)").connection.commit()
     with pytest.raises(StoreError, match="not an atlas"):
         load_manifest(other)
+
+
+def test_threads_that_first_need_a_compressed_atlas_decompress_it_once(tmp_path, monkeypatch) -> None:
+    """The service's threads ask for the shipped atlas at once: none may see another's half-written file."""
+    import lzma
+    import threading
+
+    from rootcause.adapters.atlas import store
+
+    plain = tmp_path / "atlas.sqlite"
+    plain.write_bytes(b"SQLite format 3\0" + bytes(1 << 20))
+    packed = tmp_path / "atlas.sqlite.xz"
+    packed.write_bytes(lzma.compress(plain.read_bytes()))
+    monkeypatch.setenv("ROOTCAUSE_CACHE_DIR", str(tmp_path / "cache"))
+    got: list[object] = []
+
+    def ask() -> None:
+        try:
+            got.append(store._decompressed(packed))
+        except Exception as exc:
+            got.append(exc)
+
+    threads = [threading.Thread(target=ask) for _ in range(8)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert len({str(g) for g in got}) == 1 and all(isinstance(g, type(got[0])) for g in got), got
+    assert got[0].read_bytes() == plain.read_bytes()  # type: ignore[union-attr]
+    assert [p.name for p in (tmp_path / "cache").iterdir()] == [got[0].name]  # type: ignore[union-attr]

@@ -17,6 +17,7 @@ import lzma
 import os
 import shutil
 import sqlite3
+import threading
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -28,6 +29,7 @@ from rootcause.errors import NotFoundError, StoreError
 DATA_DIR = Path(__file__).resolve().parent.parent.parent / "data" / "atlas"
 SHIPPED = DATA_DIR / "atlas.sqlite"
 SHIPPED_XZ = DATA_DIR / "atlas.sqlite.xz"
+_DECOMPRESSING = threading.Lock()
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS manifest (key TEXT PRIMARY KEY, value TEXT);
@@ -55,15 +57,20 @@ def _decompressed(xz_path: Path) -> Path:
     target = cache_root() / f"atlas-{where}-{stat.st_size}-{stat.st_mtime_ns}.sqlite"
     if target.is_file():
         return target
-    target.parent.mkdir(parents=True, exist_ok=True)
-    partial = target.with_suffix(f".part{os.getpid()}")
-    try:
-        with lzma.open(xz_path, "rb") as src, partial.open("wb") as dst:
-            shutil.copyfileobj(src, dst, 1 << 20)
-        partial.replace(target)
-    except (OSError, lzma.LZMAError) as exc:
-        partial.unlink(missing_ok=True)
-        raise StoreError(f"{xz_path}: cannot decompress the atlas: {exc}") from exc
+    with _DECOMPRESSING:  # threads of one process (the service) decompress once; other processes race safely
+        if target.is_file():
+            return target
+        target.parent.mkdir(parents=True, exist_ok=True)
+        partial = target.with_suffix(f".part{os.getpid()}-{threading.get_ident()}")
+        try:
+            with lzma.open(xz_path, "rb") as src, partial.open("wb") as dst:
+                shutil.copyfileobj(src, dst, 1 << 20)
+            partial.replace(target)  # atomic: a reader sees no file or the whole one
+        except (OSError, lzma.LZMAError) as exc:
+            partial.unlink(missing_ok=True)
+            if target.is_file():  # another process finished first
+                return target
+            raise StoreError(f"{xz_path}: cannot decompress the atlas: {exc}") from exc
     return target
 
 

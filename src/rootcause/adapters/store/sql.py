@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any, cast
 
-from sqlalchemy import Connection, Engine, case, delete, func, inspect, or_, select, update
+from sqlalchemy import Connection, Engine, case, delete, func, inspect, literal, or_, select, update
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.sql.elements import ColumnElement
 
@@ -152,10 +152,14 @@ class SqlStore:
             return []
         conditions = [self._term_condition(term) for term in terms]
         flags = [case((c, 1), else_=0).label(f"t{i}") for i, c in enumerate(conditions)]
-        stmt = select(t.entries.c.id, *flags).where(or_(*conditions), t.entries.c.withdrawn.is_(False))
+        signature = func.lower(t.entries.c.signature + " " + func.coalesce(t.entries.c.signature_zh, ""))
+        in_signature = sum(
+            (case((signature.contains(term, autoescape=True), 1), else_=0) for term in terms), start=literal(0)
+        ).label("in_signature")
+        stmt = select(t.entries.c.id, in_signature, *flags).where(or_(*conditions), t.entries.c.withdrawn.is_(False))
         with self._read() as conn:
             n_docs = conn.execute(select(func.count()).select_from(t.entries)).scalar_one()
-            rows = [(r[0], [bool(v) for v in r[1:]]) for r in conn.execute(stmt)]
+            rows = [(r[0], [bool(v) for v in r[2:]], int(r[1])) for r in conn.execute(stmt)]
         return rank(rows, terms, int(n_docs))[:limit]
 
     # -- tokens ------------------------------------------------------------------------------

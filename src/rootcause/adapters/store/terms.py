@@ -72,15 +72,24 @@ def is_prefix_term(term: str) -> bool:
     return len(term) >= PREFIX_MIN and term.isascii()
 
 
-def rank(hits: Iterable[tuple[str, Sequence[bool]]], terms: Sequence[str], n_docs: int) -> list[tuple[str, float]]:
-    """Score rows (entry id, which query terms it holds) by the idf mass they cover.
+def rank(
+    hits: Iterable[tuple[str, Sequence[bool]] | tuple[str, Sequence[bool], int]], terms: Sequence[str], n_docs: int
+) -> list[tuple[str, float]]:
+    """Score rows (entry id, which query terms it holds[, how many of them its signature holds]) by the idf mass
+    they cover.
 
     The score is the covered share of the query's total idf, so it reads as a
-    similarity in [0, 1]: 1.0 when an entry holds every query term.
+    similarity in [0, 1]: 1.0 when an entry holds every query term. Among equal scores, the entries whose
+    signature (English or Chinese) holds more of the terms come first: a word that names the error itself says
+    more than one in its advice (a one-word query such as 超时 is held by dozens of entries).
     """
-    rows = list(hits)
-    df = [sum(1 for _, flags in rows if flags[i]) for i in range(len(terms))]
+    rows = [(row[0], row[1], row[2] if len(row) > 2 else 0) for row in hits]  # type: ignore[misc]
+    df = [sum(1 for _, flags, _ in rows if flags[i]) for i in range(len(terms))]
     idf = [math.log(1 + (n_docs - d + 0.5) / (d + 0.5)) for d in df]
     total = sum(idf) or 1.0
-    scored = [(entry_id, sum(w for w, f in zip(idf, flags, strict=True) if f) / total) for entry_id, flags in rows]
-    return sorted((s for s in scored if s[1] > 0), key=lambda s: (-s[1], s[0]))
+    scored = [
+        (entry_id, sum(w for w, f in zip(idf, flags, strict=True) if f) / total, in_signature)
+        for entry_id, flags, in_signature in rows
+    ]
+    ordered = sorted((s for s in scored if s[1] > 0), key=lambda s: (-s[1], -s[2], s[0]))
+    return [(entry_id, score) for entry_id, score, _ in ordered]
