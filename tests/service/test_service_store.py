@@ -20,9 +20,9 @@ from rootcause.adapters.store import (
     data_dir,
     default_database_url,
     open_store,
+    sql_reads,
 )
 from rootcause.adapters.store import schema as t
-from rootcause.adapters.store import sql as sql_module
 from rootcause.adapters.store.postgres import normalise_url
 from rootcause.adapters.store.terms import query_terms
 from rootcause.adapters.store.tokens import hash_token, new_token
@@ -106,7 +106,7 @@ def test_outcomes_tally_and_export(store: Store, monkeypatch: pytest.MonkeyPatch
     assert tally.first == day1.date() and tally.last == day2.date() and len(tally.reporters) == 2
     assert store.tallies()[SEED].reports == 3 and store.outcome_count() == 3
     assert store.tally("pytorch/nothing").reports == 0
-    monkeypatch.setattr(sql_module, "EXPORT_BATCH", 2)  # pages through the table
+    monkeypatch.setattr(sql_reads, "EXPORT_BATCH", 2)  # pages through the table
     exported = list(store.iter_outcomes())
     assert [o.uid for o in exported] == [s.uid for s in stored]
     assert exported[0].as_dict()["created_at"] == "2026-03-01T12:00:00+00:00"

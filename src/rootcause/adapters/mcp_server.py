@@ -4,20 +4,17 @@
 tools over streamable HTTP at ``/mcp`` (:func:`mount_mcp`). Answers are compact and
 size-bounded (:mod:`rootcause.core.agent_view`); a malformed call gets an MCP error
 (a tool result with ``isError``, or a JSON-RPC error for resources), never a crash.
+
+Its parts are siblings: ``mcp_canon`` (the canon as each host holds it, tool-error helpers)
+and ``mcp_outcomes`` (outcome reports and where they go); their public names are re-exported here.
 """
 
 from __future__ import annotations
 
-import difflib
-import json
 import logging
-import os
 import threading
-import urllib.error
-import urllib.request
-from collections.abc import AsyncIterator, Callable, Iterator, Mapping
-from contextlib import asynccontextmanager, contextmanager, suppress
-from dataclasses import dataclass, field
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from mcp.server.mcpserver import Context, MCPServer
@@ -26,10 +23,30 @@ from mcp_types import INVALID_PARAMS, ToolAnnotations
 from pydantic import Field
 
 from rootcause import __version__
+from rootcause.adapters.mcp_canon import (
+    ECHO_MAX,
+    ERROR_MAX,
+    Canon,
+    LocalCanon,
+    ServiceCanon,
+    as_tool_errors,
+    echo,
+)
+from rootcause.adapters.mcp_outcomes import (
+    HTTP_TIMEOUT_S,
+    NOT_CONFIGURED,
+    SERVICE_URL_ENV,
+    TOKEN_ENV,
+    OutcomeReport,
+    Reporter,
+    env_reporter,
+    in_process_reporter,
+    parse_versions,
+    post_outcome,
+    resolve_item,
+)
 from rootcause.core import agent_view as view
-from rootcause.core.matching.index import CompiledIndex
 from rootcause.core.model import Entry
-from rootcause.errors import RootcauseError
 
 if TYPE_CHECKING:
     from fastapi import FastAPI
@@ -37,20 +54,30 @@ if TYPE_CHECKING:
 
     from rootcause.adapters.web.state import ServiceState
 
-SERVICE_URL_ENV = "ROOTCAUSE_SERVICE_URL"
-TOKEN_ENV = "ROOTCAUSE_TOKEN"
+__all__ = [
+    "ECHO_MAX",
+    "ERROR_MAX",
+    "HTTP_TIMEOUT_S",
+    "MCP_PATH",
+    "NOT_CONFIGURED",
+    "SERVICE_URL_ENV",
+    "TOKEN_ENV",
+    "Canon",
+    "LocalCanon",
+    "OutcomeReport",
+    "Reporter",
+    "ServiceCanon",
+    "build_server",
+    "echo",
+    "env_reporter",
+    "mount_mcp",
+    "post_outcome",
+    "run_stdio",
+]
+
 MCP_PATH = "/mcp"
 MAX_QUERY = 2_000
-ERROR_MAX = 2_000  # characters of one tool error
 NOTE_MAX = 2_000
-HTTP_TIMEOUT_S = 20.0
-NOT_CONFIGURED = (
-    "report_outcome needs a rootcause service with a write token, and none is configured: set "
-    f"{SERVICE_URL_ENV} (the service's base URL, e.g. https://rootcause.example.org) and {TOKEN_ENV} "
-    "(a token from `rootcause token create NAME` on that service) in the MCP server's environment, e.g. "
-    f"`claude mcp add rootcause -e {SERVICE_URL_ENV}=https://… -e {TOKEN_ENV}=rc_… -- rootcause mcp`. "
-    "Nothing was recorded."
-)
 INSTRUCTIONS = (
     "rootcause knows the errors of the ML infrastructure stack (PyTorch, CUDA, NCCL, DeepSpeed, Hugging Face). "
     "When a command prints an error or a traceback, call diagnose with the output: it names the known error, "
@@ -88,250 +115,6 @@ Fmt = Literal["text", "json"]
 LangArg = Annotated[Literal["en", "zh"], Field(description="Language of the entry's text: en or zh.")]
 FormatArg = Annotated[Fmt, Field(description="text (compact, the default) or json (compact JSON).")]
 EntryId = Annotated[str, Field(description="An entry id, domain/slug, e.g. pytorch/nccl-timeout-allreduce.")]
-
-
-# -- the canon, as each host holds it ------------------------------------------------------------
-class LocalCanon:
-    """The canon of this machine, loaded on first use (the cached compiled index)."""
-
-    def __init__(self, extra: tuple[str, ...] = ()) -> None:
-        self._extra = list(extra)
-        self._index: CompiledIndex | None = None
-        self._load_lock = threading.Lock()
-        self._scan_lock = threading.Lock()  # hyperscan's scratch space serves one scan at a time
-
-    def _loaded(self) -> CompiledIndex:
-        if self._index is None:
-            with self._load_lock:
-                if self._index is None:
-                    from rootcause.adapters.loading import load_index
-
-                    self._index = load_index(self._extra)
-        return self._index
-
-    def warm(self) -> None:
-        """Load ahead of the first call (a failure is raised again, with its message, at that call)."""
-        with suppress(Exception):
-            self._loaded()
-
-    def entries(self) -> Mapping[str, Entry]:
-        return self._loaded().entries
-
-    @contextmanager
-    def index(self) -> Iterator[CompiledIndex]:
-        index = self._loaded()
-        with self._scan_lock:
-            yield index
-
-    def entry(self, entry_id: str) -> Entry:
-        return _known(self.entries(), entry_id)
-
-
-class ServiceCanon:
-    """The web service's canon: its thread-safe index, and rates measured from outcome reports."""
-
-    def __init__(self, state: ServiceState) -> None:
-        self.state = state
-
-    def entries(self) -> Mapping[str, Entry]:
-        return self.state.entries
-
-    @contextmanager
-    def index(self) -> Iterator[CompiledIndex]:
-        yield self.state.thread_index()
-
-    def entry(self, entry_id: str) -> Entry:
-        return self.state.measured(_known(self.entries(), entry_id).id).entry
-
-
-Canon = LocalCanon | ServiceCanon
-
-
-ECHO_MAX = 120  # characters of an argument an error message repeats back
-
-
-def echo(value: object) -> str:
-    """An argument as an error message repeats it: quoted, on one line, at most ECHO_MAX characters
-    (a 1 MiB argument must not come back as 1 MiB)."""
-    text = str(value)
-    shown = repr(view.flat(text, ECHO_MAX))
-    return shown if len(text) <= ECHO_MAX else f"{shown} ({len(text)} characters)"
-
-
-def _known(entries: Mapping[str, Entry], entry_id: str) -> Entry:
-    wanted = entry_id.strip()
-    entry = entries.get(wanted)
-    if entry is not None:
-        return entry
-    close = difflib.get_close_matches(wanted, list(entries), n=3, cutoff=0.5) if len(wanted) <= ECHO_MAX else []
-    hint = f" Did you mean: {', '.join(close)}?" if close else " search(query) finds entries by words."
-    raise ToolError(f"no entry with id {echo(entry_id)}.{hint}")
-
-
-@contextmanager
-def _as_tool_errors() -> Iterator[None]:
-    """rootcause's own errors reach the agent as tool errors with their message."""
-    try:
-        yield
-    except RootcauseError as exc:
-        raise ToolError(view.flat(str(exc), ERROR_MAX)) from None
-
-
-# -- outcome reports -----------------------------------------------------------------------------
-@dataclass(frozen=True)
-class OutcomeReport:
-    entry_id: str
-    kind: Literal["workaround", "dead_end"]
-    index: int
-    action: str
-    result: Literal["worked", "partial", "failed"]
-    versions: dict[str, str] = field(default_factory=dict)
-    note: str | None = None
-
-    def body(self) -> dict[str, Any]:
-        return {
-            "kind": self.kind,
-            "index": self.index,
-            "result": self.result,
-            "versions": self.versions,
-            "note": self.note,
-        }
-
-
-Reporter = Callable[[OutcomeReport, "Context | None"], dict[str, Any]]
-
-
-def _error_message(raw: bytes) -> str:
-    try:
-        error = json.loads(raw)["error"]
-        message = str(error.get("message") or error.get("code"))
-        details = error.get("details")
-        if isinstance(details, list):
-            message += ": " + "; ".join(str(d.get("msg", d)) if isinstance(d, dict) else str(d) for d in details[:3])
-        return view.flat(message, 500)
-    except (ValueError, KeyError, TypeError, AttributeError):
-        return view.flat(raw.decode("utf-8", "replace"), 300) or "no details"
-
-
-def post_outcome(url: str, token: str, report: OutcomeReport) -> dict[str, Any]:
-    """POST the report to a service's outcome API; its refusals become tool errors."""
-    endpoint = f"{url.rstrip('/')}/api/v1/entries/{report.entry_id}/outcomes"
-    request = urllib.request.Request(
-        endpoint,
-        data=json.dumps(report.body()).encode(),
-        method="POST",
-        headers={
-            "Authorization": f"Bearer {token}",
-            "Content-Type": "application/json",
-            "Accept": "application/json",
-            "User-Agent": f"rootcause-mcp/{__version__}",
-        },
-    )
-    try:
-        with urllib.request.urlopen(request, timeout=HTTP_TIMEOUT_S) as response:
-            result: dict[str, Any] = json.loads(response.read())
-            return result
-    except urllib.error.HTTPError as exc:
-        reason = _error_message(exc.read())
-        message = f"the service at {url} refused the report (HTTP {exc.code}): {reason}"
-        raise ToolError(view.flat(message, ERROR_MAX)) from None
-    except (urllib.error.URLError, OSError, ValueError) as exc:
-        reason = getattr(exc, "reason", exc)
-        raise ToolError(f"cannot reach the rootcause service at {url}: {reason}. Nothing was recorded.") from None
-
-
-def env_reporter(report: OutcomeReport, ctx: Context | None = None) -> dict[str, Any]:
-    """Report to the service named by ROOTCAUSE_SERVICE_URL with ROOTCAUSE_TOKEN."""
-    url = os.environ.get(SERVICE_URL_ENV, "").strip()
-    token = os.environ.get(TOKEN_ENV, "").strip()
-    if not url or not token:
-        raise ToolError(NOT_CONFIGURED)
-    if not url.startswith(("http://", "https://")):
-        raise ToolError(f"{SERVICE_URL_ENV} must be an http(s) URL, got {echo(url)}. Nothing was recorded.")
-    return post_outcome(url, token, report)
-
-
-def _in_process_reporter(state: ServiceState) -> Reporter:
-    """On the web service: the caller's bearer token (the MCP connection's Authorization header),
-    through the outcome API's own handler: the same token, index and rate-limit checks."""
-
-    def report(outcome: OutcomeReport, ctx: Context | None) -> dict[str, Any]:
-        headers = ctx.headers if ctx is not None else None
-        scheme, _, token = (headers or {}).get("authorization", "").partition(" ")
-        if scheme.lower() != "bearer" or not token.strip():
-            if os.environ.get(SERVICE_URL_ENV) and os.environ.get(TOKEN_ENV):
-                return env_reporter(outcome, ctx)  # this service forwards to another one
-            raise ToolError(
-                "report_outcome on this HTTP endpoint needs your write token: connect with the header "
-                "'Authorization: Bearer <token>' (a maintainer creates one with `rootcause token create NAME`). "
-                "Nothing was recorded."
-            )
-        from fastapi.exceptions import RequestValidationError
-        from fastapi.security import HTTPAuthorizationCredentials
-        from pydantic import ValidationError
-
-        from rootcause.adapters.web.api import OutcomeIn, report_with_credentials
-
-        domain, _, slug = outcome.entry_id.partition("/")
-        request = ctx.request_context.request if ctx is not None else None
-        try:
-            response = report_with_credentials(
-                domain,
-                slug,
-                OutcomeIn.model_validate(outcome.body()),
-                request,  # type: ignore[arg-type]
-                state,
-                HTTPAuthorizationCredentials(scheme="Bearer", credentials=token.strip()),
-            )
-        except RootcauseError as exc:
-            raise ToolError(view.flat(f"the service refused the report: {exc}", ERROR_MAX)) from None
-        except (RequestValidationError, ValidationError) as exc:
-            errors = exc.errors()
-            msg = "; ".join(str(e.get("msg", e)) for e in errors[:3])
-            raise ToolError(view.flat(f"the service refused the report: {msg}", ERROR_MAX)) from None
-        result: dict[str, Any] = json.loads(bytes(response.body))
-        return result
-
-    return report
-
-
-def _resolve_item(entry: Entry, kind: str, ref: int | str) -> tuple[int, str]:
-    items = (
-        [(w.action, w.how) for w in entry.workarounds]
-        if kind == "workaround"
-        else [(d.action, d.why_fails) for d in entry.dead_ends]
-    )
-    label = "workarounds" if kind == "workaround" else "dead ends"
-    if not items:
-        raise ToolError(f"{entry.id} has no {label}")
-    text = str(ref).strip()
-    if text.lstrip("[").rstrip("]").isdigit():
-        n = int(text.lstrip("[").rstrip("]"))
-        if n < len(items):
-            return n, items[n][0]
-    else:
-        wanted = " ".join(text.lower().split())
-        for n, (action, _) in enumerate(items):
-            if " ".join(action.lower().split()) == wanted:
-                return n, action
-        starts = [n for n, (action, _) in enumerate(items) if action.lower().startswith(wanted) and wanted]
-        if len(starts) == 1:
-            return starts[0], items[starts[0]][0]
-    choices = "; ".join(f"[{n}] {view.flat(action, 60)}" for n, (action, _) in enumerate(items))
-    raise ToolError(
-        f"{entry.id} has no {kind.replace('_', ' ')} {echo(ref)}: give an index from 0 to {len(items) - 1} ({choices})"
-    )
-
-
-def _versions(env: dict[str, str] | str | None) -> dict[str, str]:
-    from rootcause.core.versions import parse_env_spec
-
-    if env is None:
-        return {}
-    if isinstance(env, str):
-        with _as_tool_errors():
-            return parse_env_spec(env)
-    return {str(k).strip(): str(v).strip() for k, v in env.items()}
 
 
 # -- the server ----------------------------------------------------------------------------------
@@ -379,8 +162,8 @@ def _add_tools(server: MCPServer, canon: Canon, reporter: Reporter) -> None:
         from rootcause.core.diagnosis import diagnose_text
 
         cut = view.truncate_input(text)
-        with _as_tool_errors():
-            environment = _versions(env)
+        with as_tool_errors():
+            environment = parse_versions(env)
             with canon.index() as index:
                 d = diagnose_text(cut.text, index, environment, atlas=atlas_loader())
             notes = [cut.note] if cut.note else []
@@ -395,7 +178,7 @@ def _add_tools(server: MCPServer, canon: Canon, reporter: Reporter) -> None:
         ] = False,
         format: FormatArg = "text",
     ) -> str:
-        with _as_tool_errors():
+        with as_tool_errors():
             entry = canon.entry(id)
             if not detail:
                 return view.entry_view(entry, lang, fmt=format)
@@ -414,7 +197,7 @@ def _add_tools(server: MCPServer, canon: Canon, reporter: Reporter) -> None:
         limit: Annotated[int, Field(ge=1, le=20, description="How many entries at most.")] = 5,
         format: FormatArg = "text",
     ) -> str:
-        with _as_tool_errors():
+        with as_tool_errors():
             results = _search(canon, query, domain, limit)
             return view.search_view(query, results, fmt=format)
 
@@ -446,15 +229,15 @@ def _add_tools(server: MCPServer, canon: Canon, reporter: Reporter) -> None:
             Literal["worked", "partial", "failed"] | None, Field(description="Former name of result (still accepted).")
         ] = None,
     ) -> str:
-        with _as_tool_errors():
+        with as_tool_errors():
             item = index if index is not None else workaround
             how_it_went = result or outcome
             if item is None or how_it_went is None:
                 raise ToolError(MISSING_OUTCOME_FIELDS)
             entry = canon.entry(id)
-            position, action = _resolve_item(entry, kind, item)
+            position, action = resolve_item(entry, kind, item)
             report = OutcomeReport(
-                entry.id, kind, position, action, how_it_went, _versions(env), (note or "").strip() or None
+                entry.id, kind, position, action, how_it_went, parse_versions(env), (note or "").strip() or None
             )
             stored = reporter(report, ctx)
         return (
@@ -577,7 +360,7 @@ def mount_mcp(app: FastAPI, path: str = MCP_PATH) -> None:
     from fastapi import APIRouter
 
     state: ServiceState = app.state.rootcause
-    server = build_server(ServiceCanon(state), _in_process_reporter(state))
+    server = build_server(ServiceCanon(state), in_process_reporter(state))
     endpoint = _HttpEndpoint(server, state.settings.max_upload_bytes)
     router = APIRouter(lifespan=endpoint.lifespan)
     router.add_route(path, endpoint, include_in_schema=False)

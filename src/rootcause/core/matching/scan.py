@@ -9,47 +9,39 @@ never reach Python. Memory holds one chunk and a few tail lines.
 from __future__ import annotations
 
 import contextlib
-import re
 from collections import deque
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import Protocol
 
-from rootcause.core.matching.index import ERRORISH_REGEX, CompiledIndex, hyperscan
-from rootcause.core.normalize import CleanLine, json_escaped, strip_framing
-from rootcause.core.versions import Environment, versions_in_line
+from rootcause.core.matching.index import CompiledIndex, hyperscan
+from rootcause.core.matching.scan_errorish import LEXICAL_KEEP, ErrorishLines, looks_errorish
+from rootcause.core.matching.scan_result import MAX_LINE, Hit, ScanResult
+from rootcause.core.matching.scan_wrap import HAND_WRAP, MAX_WRAPPED, WRAP_WIDTHS, WrapRepair
+from rootcause.core.normalize import CleanLine, strip_framing
+from rootcause.core.versions import versions_in_line
+
+__all__ = [
+    "CHUNK_LIMIT",
+    "HAND_WRAP",
+    "LEXICAL_KEEP",
+    "MAX_CONTEXT",
+    "MAX_CONTEXTS",
+    "MAX_LINE",
+    "MAX_WRAPPED",
+    "OVERLAP_LIMIT",
+    "WRAP_WIDTHS",
+    "Hit",
+    "ScanResult",
+    "SourceScanner",
+    "TriageTap",
+    "count_newlines",
+    "iter_text_chunks",
+]
 
 CHUNK_LIMIT = 4 << 20
-WRAP_WIDTHS = frozenset({80, 100, 120, 132, 150, 160, 200, 240})  # terminals cut mid-word at these
-HAND_WRAP = (60, 120)  # users and mail clients break between words at about these widths
-MAX_WRAPPED = 6  # the most lines of one wrapped message that are rejoined
-LEXICAL_KEEP = 100  # error-looking lines kept for the lexical stage, first and last
-MAX_LINE = 64 << 10  # longer lines are cut for matching (hostile input)
 OVERLAP_LIMIT = 256 << 10  # at most this much of a chunk is carried into the next scan
 MAX_CONTEXT = 8 << 10  # the most of a multi-line match's window a hit keeps
 MAX_CONTEXTS = 256  # hits that keep their window, per input
-
-
-@dataclass(slots=True)
-class Hit:
-    pattern: int
-    line: int  # 1-based line number of the last line of the match
-    first_line: int
-    raw: str
-    clean: str
-    params: dict[str, str]
-    rank: int | None
-    context: str = ""  # a multi-line pattern's window (the lines before, cleaned): the traceback's frames
-
-
-@dataclass
-class ScanResult:
-    lines: int = 0
-    bytes: int = 0
-    hits: list[Hit] = field(default_factory=list)
-    errorish: list[tuple[int, str, str, int | None]] = field(default_factory=list)
-    env: Environment = field(default_factory=dict)
-    truncated_hits: int = 0
 
 
 class TriageTap(Protocol):
@@ -75,8 +67,11 @@ class TriageTap(Protocol):
     def held_ranks(self) -> set[int]: ...
 
 
-class SourceScanner:
-    """Scans one input (a file, stdin, a pasted text). Feed bytes, then finish()."""
+class SourceScanner(ErrorishLines, WrapRepair):
+    """Scans one input (a file, stdin, a pasted text). Feed bytes, then finish().
+
+    Error-looking lines (``scan_errorish``) and the wrap repair and truncated matching of small inputs
+    (``scan_wrap``) are its mixins, in sibling modules."""
 
     def __init__(
         self, index: CompiledIndex, *, max_hits: int = 20_000, tap: TriageTap | None = None, defer_tap: bool = False
@@ -295,68 +290,8 @@ class SourceScanner:
         start = self._window_start(data, len(data))
         return data[max(start, len(data) - OVERLAP_LIMIT) :]
 
-    def _keep_errorish_offsets(self, data: bytes, offsets: list[int], lo: int, base: int) -> None:
-        """Remember the lines of error-looking text: the first few of the input at once; for the
-        last few, only the latest chunks that hold them are kept, and read at the end."""
-        if not offsets:
-            return
-        if len(self._errorish_head) < LEXICAL_KEEP:
-            self._read_errorish(data, offsets, lo, base)
-            return
-        self._errorish_pending.append((data, offsets, lo, base))
-        held = 0
-        for n in range(len(self._errorish_pending) - 1, -1, -1):
-            held += len(self._errorish_pending[n][1])
-            if held >= LEXICAL_KEEP:
-                del self._errorish_pending[:n]  # older chunks cannot hold any of the last lines
-                break
-
-    def _read_errorish(self, data: bytes, offsets: list[int], lo: int, base: int) -> None:
-        cursor, line_no, last_start = lo, base, -1
-        for off in offsets:
-            start = data.rfind(b"\n", lo, off - 1) + 1 or lo
-            if start == last_start:
-                continue
-            last_start = start
-            line_no += data.count(b"\n", cursor, start)
-            cursor = start
-            self._keep_errorish_raw(line_no + 1, data, start)
-
-    def _keep_errorish_raw(self, line_no: int, data: bytes, start: int) -> None:
-        stop = data.find(b"\n", start)
-        raw = data[start : stop if stop >= 0 else len(data)][:2000]
-        if len(self._errorish_head) < LEXICAL_KEEP:
-            item = self._errorish_item(line_no, raw)
-            if item is not None:
-                self._errorish_head.append(item)
-                self._note_rank(item[3])
-        else:
-            self._errorish_raw.append((line_no, raw))  # cleaned at the end, if still kept
-
-    def _errorish_item(self, line_no: int, raw: bytes) -> tuple[int, str, str, int | None] | None:
-        if line_no in self._single_hit_lines:
-            return None  # a single-line pattern matched it: a pattern line, no need to scan it again
-        text = raw.decode("utf-8", "replace")
-        clean = strip_framing(text)
-        if not all(self._family(p) for p in self.index.candidates(clean.text, 1, self._scratch)):
-            return None  # a pattern line, handled elsewhere (a family entry's line stays open to the lexical stage)
-        return (line_no, text, clean.text[:2000], clean.rank)
-
     def _family(self, pattern: int) -> bool:
         return self.index.entries[self.index.patterns[pattern].entry_id].family
-
-    def _errorish_lines(self) -> list[tuple[int, str, str, int | None]]:
-        """The first and the last error-looking lines that no pattern explains."""
-        for data, offsets, lo, base in self._errorish_pending:
-            self._read_errorish(data, offsets, lo, base)
-        self._errorish_pending.clear()
-        tail = []
-        for n, raw in self._errorish_raw:
-            item = self._errorish_item(n, raw)
-            if item is not None:
-                tail.append(item)
-                self._note_rank(item[3])
-        return self._errorish_head + sorted(tail)[-LEXICAL_KEEP:]
 
     def _scan_lines(self, chunk: bytes, base: int) -> None:
         for n, raw_bytes in enumerate(chunk.split(b"\n")[:-1], start=base + 1):
@@ -388,7 +323,7 @@ class SourceScanner:
         clean = strip_framing(raw[:MAX_LINE])
         self._tail.append(clean.text)
         matched = self._match_clean(clean, raw, line_no)
-        if not matched and self.index.hs_db is None and _looks_errorish(clean.text):
+        if not matched and self.index.hs_db is None and looks_errorish(clean.text):
             encoded = raw.encode("utf-8", "replace")
             self._keep_errorish_raw(line_no, encoded, 0)
         env = versions_in_line(clean.text)
@@ -429,99 +364,10 @@ class SourceScanner:
                     self._single_hit_lines.add(line_no)
         return matched
 
-    def _match_truncated(self, lines: list[str]) -> None:
-        """A paste cut short: each line that no pattern matched, tried against the truncated patterns (small
-        inputs only; core/matching/heads.py). A line pasted inside a JSON string is tried against every
-        one-line pattern too: the raw text's escapes hid it from the scan. A line that only a family entry matched
-        is tried too: another entry's cut form ranks above the family (docs/ranking.md)."""
-        matched_lines = {
-            n
-            for h in self.result.hits
-            if not self._family(h.pattern)
-            for n in range(max(h.first_line, h.line - MAX_WRAPPED), h.line + 1)
-        }
-        for n, line in enumerate(lines, start=1):
-            if n in matched_lines or len(self.result.hits) >= self._max_hits:
-                continue
-            clean = strip_framing(line[:MAX_LINE])
-            found = self.index.truncated_candidates(clean.text)
-            if json_escaped(line):
-                found += self.index.candidates(clean.text, 1, self._scratch)
-            hits = [(p, params) for p in found if (params := self.index.confirm(p, clean.text)) is not None]
-            if len({self.index.patterns[p].entry_id for p, _ in hits if self.index.patterns[p].truncated}) > 1:
-                continue  # cut before the words that tell two entries apart: it names neither
-            for p, params in hits:
-                self.result.hits.append(Hit(p, n, n, line[:2000], clean.text[:2000], params, clean.rank))
-
-    def _repair_wrapped(self, lines: list[str]) -> None:
-        """Terminals wrap long lines at a fixed width, users and mail clients between words; rejoin and match
-        them (small inputs): each pair of lines, and each run of up to ``MAX_WRAPPED`` wrapped lines, whose joined
-        text may also end mid-message (the truncated forms are tried on it)."""
-        seen = {(h.pattern, h.line) for h in self.result.hits}
-        end = 0
-        for i in range(len(lines) - 1):
-            first = lines[i].rstrip("\r")
-            width = len(first)
-            joins = [(strip_framing(first + lines[i + 1]), i + 1)] if width in WRAP_WIDTHS else []
-            if HAND_WRAP[0] <= width <= HAND_WRAP[1]:
-                head = strip_framing(first)
-                joins.append((CleanLine(f"{head.text} {strip_framing(lines[i + 1]).text.lstrip()}", head.rank), i + 1))
-            if i >= end and joins:  # the longest run of wrapped lines from here, once
-                end = self._wrapped_run(lines, i)
-                if end > i + 1:
-                    joins.append((self._join(lines, i, end), end))
-            for joined, last in joins:
-                found = self.index.candidates(joined.text, 1, self._scratch)
-                if last > i + 1 and not any(self.index.confirm(p, joined.text) for p in found):
-                    found = self._unambiguous_cuts(joined.text)
-                for p in found:
-                    if any((p, n) in seen for n in range(i + 1, last + 2)):
-                        continue
-                    params = self.index.confirm(p, joined.text)
-                    if params is not None:
-                        raw = "".join(lines[i : last + 1])
-                        self.result.hits.append(Hit(p, last + 1, i + 1, raw[:2000], joined.text, params, joined.rank))
-                        seen.add((p, last + 1))
-                        self._note_rank(joined.rank)
-
-    @staticmethod
-    def _wrapped_run(lines: list[str], start: int) -> int:
-        """The index of the last line of the run of wrapped lines that starts at ``start``."""
-        width = len(lines[start].rstrip("\r"))
-        n = start
-        while n + 1 < len(lines) and n - start < MAX_WRAPPED - 1:
-            w = len(lines[n].rstrip("\r"))
-            if not (w == width and w in WRAP_WIDTHS) and not HAND_WRAP[0] <= w <= HAND_WRAP[1]:
-                break
-            n += 1
-        return n
-
-    @staticmethod
-    def _join(lines: list[str], start: int, end: int) -> CleanLine:
-        """Lines start..end as one: at a terminal's width, glued; otherwise with a space between words."""
-        head = strip_framing(lines[start].rstrip("\r"))
-        text, width = head.text, len(lines[start].rstrip("\r"))
-        for n in range(start + 1, end + 1):
-            part = strip_framing(lines[n].rstrip("\r")).text
-            text += part if width in WRAP_WIDTHS else " " + part.lstrip()
-        return CleanLine(text[:MAX_LINE], head.rank)
-
-    def _unambiguous_cuts(self, text: str) -> list[int]:
-        """The truncated patterns that match a text, unless they name more than one entry."""
-        found = [p for p in self.index.truncated_candidates(text) if self.index.confirm(p, text) is not None]
-        return found if len({self.index.patterns[p].entry_id for p in found}) == 1 else []
-
-
-_ERRORISH = re.compile(ERRORISH_REGEX)
-
 
 def count_newlines(data: bytes, start: int, end: int) -> int:
     """Newlines in data[start:end]: every byte of an input is counted once, by this."""
     return data.count(b"\n", start, end)
-
-
-def _looks_errorish(text: str) -> bool:
-    return _ERRORISH.search(text) is not None
 
 
 def iter_text_chunks(text: str, size: int = 1 << 20) -> Iterator[bytes]:

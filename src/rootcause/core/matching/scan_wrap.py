@@ -1,0 +1,114 @@
+"""Second chances for small inputs, at the end of a scan: wrapped lines rejoined (a terminal's fixed
+width, or a hand's break between words) and pastes cut short matched by the truncated patterns.
+
+A mixin of ``scan.SourceScanner``, whose state it reads; it runs once per input, from ``finish()``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from rootcause.core.matching.index import CompiledIndex
+from rootcause.core.matching.scan_result import MAX_LINE, Hit, ScanResult
+from rootcause.core.normalize import CleanLine, json_escaped, strip_framing
+
+WRAP_WIDTHS = frozenset({80, 100, 120, 132, 150, 160, 200, 240})  # terminals cut mid-word at these
+HAND_WRAP = (60, 120)  # users and mail clients break between words at about these widths
+MAX_WRAPPED = 6  # the most lines of one wrapped message that are rejoined
+
+
+class WrapRepair:
+    """Wrap repair and truncated-pattern matching of one scan's lines."""
+
+    index: CompiledIndex
+    result: ScanResult
+    _scratch: Any
+    _max_hits: int
+
+    if TYPE_CHECKING:
+
+        def _note_rank(self, rank: int | None) -> None: ...
+
+        def _family(self, pattern: int) -> bool: ...
+
+    def _match_truncated(self, lines: list[str]) -> None:
+        """A paste cut short: each line that no pattern matched, tried against the truncated patterns (small
+        inputs only; core/matching/heads.py). A line pasted inside a JSON string is tried against every
+        one-line pattern too: the raw text's escapes hid it from the scan. A line that only a family entry matched
+        is tried too: another entry's cut form ranks above the family (docs/ranking.md)."""
+        matched_lines = {
+            n
+            for h in self.result.hits
+            if not self._family(h.pattern)
+            for n in range(max(h.first_line, h.line - MAX_WRAPPED), h.line + 1)
+        }
+        for n, line in enumerate(lines, start=1):
+            if n in matched_lines or len(self.result.hits) >= self._max_hits:
+                continue
+            clean = strip_framing(line[:MAX_LINE])
+            found = self.index.truncated_candidates(clean.text)
+            if json_escaped(line):
+                found += self.index.candidates(clean.text, 1, self._scratch)
+            hits = [(p, params) for p in found if (params := self.index.confirm(p, clean.text)) is not None]
+            if len({self.index.patterns[p].entry_id for p, _ in hits if self.index.patterns[p].truncated}) > 1:
+                continue  # cut before the words that tell two entries apart: it names neither
+            for p, params in hits:
+                self.result.hits.append(Hit(p, n, n, line[:2000], clean.text[:2000], params, clean.rank))
+
+    def _repair_wrapped(self, lines: list[str]) -> None:
+        """Terminals wrap long lines at a fixed width, users and mail clients between words; rejoin and match
+        them (small inputs): each pair of lines, and each run of up to ``MAX_WRAPPED`` wrapped lines, whose joined
+        text may also end mid-message (the truncated forms are tried on it)."""
+        seen = {(h.pattern, h.line) for h in self.result.hits}
+        end = 0
+        for i in range(len(lines) - 1):
+            first = lines[i].rstrip("\r")
+            width = len(first)
+            joins = [(strip_framing(first + lines[i + 1]), i + 1)] if width in WRAP_WIDTHS else []
+            if HAND_WRAP[0] <= width <= HAND_WRAP[1]:
+                head = strip_framing(first)
+                joins.append((CleanLine(f"{head.text} {strip_framing(lines[i + 1]).text.lstrip()}", head.rank), i + 1))
+            if i >= end and joins:  # the longest run of wrapped lines from here, once
+                end = self._wrapped_run(lines, i)
+                if end > i + 1:
+                    joins.append((self._join(lines, i, end), end))
+            for joined, last in joins:
+                found = self.index.candidates(joined.text, 1, self._scratch)
+                if last > i + 1 and not any(self.index.confirm(p, joined.text) for p in found):
+                    found = self._unambiguous_cuts(joined.text)
+                for p in found:
+                    if any((p, n) in seen for n in range(i + 1, last + 2)):
+                        continue
+                    params = self.index.confirm(p, joined.text)
+                    if params is not None:
+                        raw = "".join(lines[i : last + 1])
+                        self.result.hits.append(Hit(p, last + 1, i + 1, raw[:2000], joined.text, params, joined.rank))
+                        seen.add((p, last + 1))
+                        self._note_rank(joined.rank)
+
+    @staticmethod
+    def _wrapped_run(lines: list[str], start: int) -> int:
+        """The index of the last line of the run of wrapped lines that starts at ``start``."""
+        width = len(lines[start].rstrip("\r"))
+        n = start
+        while n + 1 < len(lines) and n - start < MAX_WRAPPED - 1:
+            w = len(lines[n].rstrip("\r"))
+            if not (w == width and w in WRAP_WIDTHS) and not HAND_WRAP[0] <= w <= HAND_WRAP[1]:
+                break
+            n += 1
+        return n
+
+    @staticmethod
+    def _join(lines: list[str], start: int, end: int) -> CleanLine:
+        """Lines start..end as one: at a terminal's width, glued; otherwise with a space between words."""
+        head = strip_framing(lines[start].rstrip("\r"))
+        text, width = head.text, len(lines[start].rstrip("\r"))
+        for n in range(start + 1, end + 1):
+            part = strip_framing(lines[n].rstrip("\r")).text
+            text += part if width in WRAP_WIDTHS else " " + part.lstrip()
+        return CleanLine(text[:MAX_LINE], head.rank)
+
+    def _unambiguous_cuts(self, text: str) -> list[int]:
+        """The truncated patterns that match a text, unless they name more than one entry."""
+        found = [p for p in self.index.truncated_candidates(text) if self.index.confirm(p, text) is not None]
+        return found if len({self.index.patterns[p].entry_id for p in found}) == 1 else []
