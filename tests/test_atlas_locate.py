@@ -296,3 +296,23 @@ def test_a_line_that_goes_on_after_a_template_s_head_is_another_message() -> Non
     cut = "ValueError: gradient_accumulation_steps cannot be set to 'au"  # a paste cut in the optional tail
     assert len(atlas.locate([("<t>", 1, whole, whole)])) == 1
     assert atlas.match_line(cut) is None  # the tail's optional group fails as a whole: the head is not enough
+
+
+def test_a_known_error_never_loads_the_atlas(index) -> None:
+    """The located tier is for lines no reviewed entry explains; a diagnosis that found a known error does not
+    pay for loading (and, the first time, indexing) the atlas, even when other lines are left unclaimed."""
+    from rootcause.core.diagnosis import diagnose_text
+
+    asked: list[int] = []
+
+    def load() -> None:
+        asked.append(1)
+
+    text = (
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\n"
+        "RuntimeError: the frobnicator exploded while reading the widget table\n"
+    )
+    d = diagnose_text(text, index, atlas=load)
+    assert d.matched and asked == [] and d.located == []
+    diagnose_text(text.splitlines()[1], index, atlas=load)
+    assert asked == [1], "an unmatched line does ask for the atlas"

@@ -341,9 +341,10 @@ def diagnose_sources(
         truncated_hits=truncated,
         unclassified=unclassified_of(catch_alls, explained, MAX_UNCLASSIFIED),
     )
-    if atlas is not None:
-        # when a known error matched, only the error-looking lines are read: the other lines would add noise
-        more = [] if d.matched or small is None else small.all_message_lines()
+    if atlas is not None and not d.matched:
+        # the located tier answers where no reviewed entry does; a known error's diagnosis never loads the atlas,
+        # so it costs what it cost before the atlas (a first load builds its index: seconds)
+        more = [] if small is None else small.all_message_lines()
         d.located = _locate(atlas, groups.values(), lexical_lines, more, effective_env)
     return d
 
