@@ -2,6 +2,7 @@
 
 The first argument picks the run: none for the failing program, workaround-N or dead-end-N for a fixed variant.
 """
+import os
 import sys
 from datetime import timedelta
 
@@ -18,4 +19,11 @@ model[0].requires_grad_(False)
 fsdp = FSDP(model, device_id=torch.device("cpu"), use_orig_params=mode == "workaround-0")
 fsdp(torch.randn(2, 4)).sum().backward()
 print("ok", flush=True)
+dist.barrier()  # neither rank tears its pairs down while the other still uses them
 dist.destroy_process_group()
+# torch 2.13's CPU build sometimes aborts at interpreter exit after Gloo work ("terminate called without an
+# active exception": a C++ thread still joinable when static objects are destroyed), after the program's work
+# is done; that is not what this reproducer is about, so a finished run leaves without those destructors
+sys.stdout.flush()
+sys.stderr.flush()
+os._exit(0)
