@@ -23,6 +23,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from rootcause.adapters.loading import cache_dir
 from rootcause.core.atlas.model import AtlasManifest, ReleaseInterval, Template, TemplateKind
 from rootcause.errors import NotFoundError, StoreError
 
@@ -42,19 +43,11 @@ CREATE TABLE IF NOT EXISTS template (
 COLUMNS = "package, module, function, line, exception, kind, message, pattern, literal, releases_json, source_url"
 
 
-def cache_root() -> Path:
-    """The user cache directory: ROOTCAUSE_CACHE_DIR, else $XDG_CACHE_HOME/rootcause, else ~/.cache/rootcause."""
-    if os.environ.get("ROOTCAUSE_CACHE_DIR"):
-        return Path(os.environ["ROOTCAUSE_CACHE_DIR"])
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "rootcause"
-
-
 def _decompressed(xz_path: Path) -> Path:
     """The plain SQLite file of a `.xz` atlas, decompressed once into the cache directory."""
     stat = xz_path.stat()
     where = hashlib.sha256(str(xz_path.resolve()).encode()).hexdigest()[:12]
-    target = cache_root() / f"atlas-{where}-{stat.st_size}-{stat.st_mtime_ns}.sqlite"
+    target = cache_dir() / f"atlas-{where}-{stat.st_size}-{stat.st_mtime_ns}.sqlite"
     if target.is_file():
         return target
     with _DECOMPRESSING:  # threads of one process (the service) decompress once; other processes race safely

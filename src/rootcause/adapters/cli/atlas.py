@@ -42,6 +42,7 @@ def build(
     """
     from rootcause.adapters.atlas import build as builder
     from rootcause.adapters.atlas import store
+    from rootcause.adapters.loading import cache_dir
 
     names = [p.strip() for p in packages.split(",") if p.strip()] or list(builder.PACKAGES)
     if "nccl" in names:  # NCCL is read from a clone's tags, not from PyPI
@@ -54,7 +55,7 @@ def build(
         raise UsageError(f"--nccl-repo {nccl_repo}: not a git clone")
     if artifacts is not None and not artifacts.is_dir():
         raise UsageError(f"--artifacts {artifacts}: no such folder")
-    cache = cache or store.cache_root() / "atlas"
+    cache = cache or cache_dir() / "atlas"
     out = out or (store.SHIPPED_XZ if store.SHIPPED_XZ.is_file() else store.SHIPPED)
     started = time.monotonic()
 
