@@ -89,3 +89,29 @@ def test_threads_that_first_need_a_compressed_atlas_decompress_it_once(tmp_path,
     assert len({str(g) for g in got}) == 1 and all(isinstance(g, type(got[0])) for g in got), got
     assert got[0].read_bytes() == plain.read_bytes()  # type: ignore[union-attr]
     assert [p.name for p in (tmp_path / "cache").iterdir()] == [got[0].name]  # type: ignore[union-attr]
+
+
+def test_shipped_atlas_lookup_is_held_but_a_removed_copy_comes_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The shipped atlas's path is looked up at most once a second; a decompressed copy removed meanwhile (a
+    cleaned cache) is decompressed again on the next call, not handed out stale."""
+    from rootcause.adapters.atlas import store
+
+    monkeypatch.delenv("ROOTCAUSE_CACHE_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    plain = tmp_path / "src.sqlite"
+    write_atlas(plain, MANIFEST, [TEMPLATE])
+    packed = tmp_path / "atlas.sqlite.xz"
+    packed.write_bytes(lzma.compress(plain.read_bytes()))
+    monkeypatch.setattr(store, "SHIPPED", tmp_path / "absent.sqlite")
+    monkeypatch.setattr(store, "SHIPPED_XZ", packed)
+    monkeypatch.setattr(store, "_default_seen", None)
+    first = store.default_atlas_path()
+    assert first is not None and store.default_atlas_path() == first
+    first.unlink()
+    again = store.default_atlas_path()
+    assert again is not None and again.is_file() and load_templates(again) == [TEMPLATE]
+    monkeypatch.setattr(store, "SHIPPED_XZ", tmp_path / "gone.sqlite.xz")
+    monkeypatch.setattr(store, "_default_seen", None)
+    assert store.default_atlas_path() is None

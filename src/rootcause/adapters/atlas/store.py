@@ -18,12 +18,13 @@ import os
 import shutil
 import sqlite3
 import threading
+import time
 from collections.abc import Iterable
 from pathlib import Path
 
 from pydantic import ValidationError
 
-from rootcause.adapters.loading import cache_dir
+from rootcause.adapters.loading import FILE_CHECK_SECONDS, cache_dir
 from rootcause.core.atlas.model import AtlasManifest, ReleaseInterval, Template, TemplateKind
 from rootcause.errors import NotFoundError, StoreError
 
@@ -31,6 +32,7 @@ DATA_DIR = Path(__file__).resolve().parent.parent.parent / "data" / "atlas"
 SHIPPED = DATA_DIR / "atlas.sqlite"
 SHIPPED_XZ = DATA_DIR / "atlas.sqlite.xz"
 _DECOMPRESSING = threading.Lock()
+_default_seen: tuple[float, Path | None] | None = None  # (monotonic time, path): see default_atlas_path
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS manifest (key TEXT PRIMARY KEY, value TEXT);
@@ -68,7 +70,19 @@ def _decompressed(xz_path: Path) -> Path:
 
 
 def default_atlas_path() -> Path | None:
-    """The shipped atlas as a plain SQLite path (decompressed once if shipped as .xz); None if none ships."""
+    """The shipped atlas as a plain SQLite path (decompressed once if shipped as .xz); None if none ships.
+    Looked up at most once a second: the lookup's dozen stats were a fifth of a held `rootcause.diagnose(text)`."""
+    global _default_seen
+    now = time.monotonic()
+    seen = _default_seen
+    if seen is not None and now - seen[0] < FILE_CHECK_SECONDS and (seen[1] is None or seen[1].is_file()):
+        return seen[1]
+    path = _find_shipped()
+    _default_seen = (now, path)
+    return path
+
+
+def _find_shipped() -> Path | None:
     if SHIPPED.is_file():
         return SHIPPED
     if SHIPPED_XZ.is_file():
