@@ -181,3 +181,14 @@ def f(filename, lineno, name, module_name, repo_id):
     assert kept == ["Expected all tensors to be on the same device, got {name}"]
     strerror = native_strings(b"\x00connection timed out while waiting\x00", "lib/libc10.so")
     assert strerror and is_generic(strerror[0])
+
+
+def test_a_head_cut_at_a_run_of_spaces_still_reaches_its_length() -> None:
+    """Found by the property above: the head was cut at the second of two spaces, so it held one literal character
+    too few and took in the next literal, which a line cut after the first one lacks."""
+    parts = merge_parts(
+        [Part("Something failed at :::  :", True), Part("{x}", False), Part("Something failed at :", True)]
+    )
+    built = build_pattern(parts)
+    assert built is not None
+    assert re2.search(built[0], "Something failed at :::  :")

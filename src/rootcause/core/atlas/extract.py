@@ -172,6 +172,8 @@ def build_pattern(parts: list[Part]) -> tuple[str, str] | None:
             text = part.text
             lead = len(text) - len(text.lstrip())
             cut = text.find(" ", lead + MIN_HEAD - seen)
+            while cut > 0 and seen + len(text[:cut].strip()) < MIN_HEAD:  # spaces before the cut do not count
+                cut = text.find(" ", cut + 1)
             if cut > 0 and text[cut:].strip():
                 text, rest = text[:cut], text[cut:]
             head.append(escape(text))
