@@ -366,3 +366,12 @@ def test_a_missing_file_cut_before_its_name_is_no_known_error(index) -> None:
     assert _ids("FileNotFoundError: [Errno 2] No such file or directory: 'cmake'", index)[:1] == [
         "packaging/cmake-not-found"
     ]
+
+
+def test_a_family_is_no_rival_of_its_members_on_a_cut_line(index) -> None:
+    """Cut before the words of any member, the line is still the family's; cut where the family and one member
+    still agree, the member answers."""
+    family, member = "huggingface/ml-package-cannot-import-name", "huggingface/ml-package-import-unknown-location"
+    assert _ids("ImportError: cannot import name 'MODEL_TYPE_TO_PEFT_MODEL_MAPPING' from 'peft.m", index)[:1] == [family]
+    assert _ids("ImportError: cannot import name 'LoraConfig' from 'peft' (unkno", index)[:1] == [member]
+    assert _ids("RuntimeError: cuDNN error: CUDNN_STATUS_", index) == [], "two members still agree: neither"

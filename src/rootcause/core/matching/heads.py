@@ -6,10 +6,11 @@ entry's pattern goes on with `` of binary:``. For every single-line pattern, the
 the line ends anywhere after the pattern's stable head (the first ``MIN_HEAD`` literal characters and
 ``MIN_WORDS`` words, taken atom by atom, grown until no other entry's pattern holds it), even mid-word: every
 atom after the head is in effect optional. A head holds ``MIN_AFTER_PARAM`` literal characters after its last
-parameter (``Load model from X failed:`` is any load failure), and a head of common words runs through the name the
-message is about when one follows closely (``No such file or directory: 'cmake'``: cut before it, any file). A truncated form that two entries share names neither, and is
-dropped; so is a line that two entries' forms match. Truncated forms are tried on small inputs (pastes) only,
-after the scan (``SourceScanner.finish``): logs are not cut.
+parameter (``Load model from X failed:`` is any load failure), and a head of common words runs through the name
+the message is about when one follows closely (``No such file or directory: 'cmake'``: cut before it, any file).
+A truncated form that two entries share names neither, and is dropped; so is a line that two entries' forms match
+(a family entry is no rival of its members, and its head does not grow past their words). Truncated forms are
+tried on small inputs (pastes) only, after the scan (``SourceScanner.finish``): logs are not cut.
 """
 
 from __future__ import annotations
@@ -340,7 +341,8 @@ def derive_heads(entries: list[Entry]) -> list[tuple[str, str, bool]]:
     for entry in entries:
         if entry.catch_all:
             continue
-        shared = _held_elsewhere(skeletons, entry.id)  # one joined text per entry: cheap, 700 patterns
+        # a family's head does not grow past its members' words: cut before them, the line is still the family's
+        shared = None if entry.family else _held_elsewhere(skeletons, entry.id)  # one joined text per entry: cheap
         for p in entry.patterns:
             cut = truncated(p.regex, shared) if p.window == 1 else None
             if cut is not None:
