@@ -15,7 +15,9 @@ lexical stage (nearest candidates never are). Figures, for each group of cases:
 - coverage: positives with an expected entry / all positives;
 - top-1: covered positives whose first claim is in ``expected`` / covered positives;
 - right: covered positives answered right plus uncovered positives with no claim / all positives;
-- wrong claims: positives whose first claim is not in ``expected`` / all positives;
+- wrong claims: positives whose first claim is not in ``expected`` / all positives; ``of which family``: those
+  whose claim is a family entry's (it names the class of the message, ``cannot import name``, and its common
+  causes, not one cause; docs/ranking.md);
 - honest abstention: uncovered positives with no claim / uncovered positives;
 - negative abstention: negatives with no claim / negatives;
 - located (with an atlas: `--atlas PATH`, ROOTCAUSE_ATLAS or the shipped one): uncovered positives with at least
@@ -62,6 +64,7 @@ class Answer:
     findings: tuple[str, ...] = ()
     claimed_by: str | None = None  # pattern | lexical
     located: tuple[str, ...] = ()  # "package: module (line N)" of each located line
+    by_family: bool = False  # the claim is a family entry's (docs/ranking.md): the class, not one cause
 
 
 @dataclass
@@ -70,6 +73,7 @@ class Tally:
     covered: int = 0
     top1: int = 0
     wrong: int = 0
+    wrong_family: int = 0
     honest: int = 0
     negatives: int = 0
     neg_abstained: int = 0
@@ -94,7 +98,9 @@ class Tally:
         else:
             self.honest += answer.claim is None
             self.uncovered_located += bool(answer.located)
-        self.wrong += answer.claim is not None and answer.claim not in case.expected
+        wrong = answer.claim is not None and answer.claim not in case.expected
+        self.wrong += wrong
+        self.wrong_family += wrong and answer.by_family
 
     def figures(self) -> dict[str, Any]:
         def ratio(a: int, b: int) -> float | None:
@@ -109,6 +115,7 @@ class Tally:
             "top1_on_covered": ratio(self.top1, self.covered),
             "right_of_positives": ratio(self.top1 + self.honest, self.positives),
             "wrong_claims_of_positives": ratio(self.wrong, self.positives),
+            "wrong_family_claims_of_positives": ratio(self.wrong_family, self.positives),
             "honest_abstention": ratio(self.honest, uncovered),
             "negative_abstention": ratio(self.neg_abstained, self.negatives),
             "located_of_uncovered": ratio(self.uncovered_located, uncovered),
@@ -210,8 +217,13 @@ def engine(atlas_file: str | None = None) -> Callable[[str], Answer]:
         located = tuple(
             f"{item.package}: {item.module} (line {item.line}: {item.text[:100]})" for item in getattr(d, "located", ())
         )
+        by_family = bool(first) and getattr(index.entries[first.id], "family", False)  # older engines: no families
         return Answer(
-            first.id if first else None, tuple(f.id for f in d.findings), first.matched_by if first else None, located
+            first.id if first else None,
+            tuple(f.id for f in d.findings),
+            first.matched_by if first else None,
+            located,
+            by_family,
         )
 
     return answer
@@ -289,6 +301,7 @@ COLUMNS = [
     ("top1_on_covered", "top-1"),
     ("right_of_positives", "right"),
     ("wrong_claims_of_positives", "wrong"),
+    ("wrong_family_claims_of_positives", "of which family"),
     ("honest_abstention", "honest"),
     ("negatives", "neg"),
     ("negative_abstention", "neg abst"),

@@ -42,7 +42,7 @@ ANSWERS = {
     "wrong": Answer("cuda/other"),
     "missed": Answer(None),
     "honest": Answer(None),
-    "overclaim": Answer("pytorch/x"),
+    "overclaim": Answer("pytorch/x", by_family=True),
     "neg-quiet": Answer(None),
     "neg-claimed": Answer("pytorch/x"),
     "test-hit": Answer("cuda/oom"),
@@ -56,6 +56,7 @@ def test_figures_of_a_hand_made_set() -> None:
     assert dev["top1_on_covered"] == 0.5  # hit, second-ok of 4 covered
     assert dev["right_of_positives"] == 0.5  # hit, second-ok, honest of 6
     assert dev["wrong_claims_of_positives"] == round(2 / 6, 4)  # wrong, overclaim
+    assert dev["wrong_family_claims_of_positives"] == round(1 / 6, 4)  # overclaim, by a family entry
     assert dev["honest_abstention"] == 0.5  # honest of honest, overclaim
     assert dev["negative_abstention"] == 0.5
 

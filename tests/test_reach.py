@@ -330,3 +330,48 @@ def test_one_escaped_line_break_in_json_and_a_log_viewers_gutter_are_framing(ind
 )  # fmt: skip
 def test_a_missing_torch_submodule_is_release_skew_with_or_without_its_closing_quote(index, text, expected) -> None:
     assert _ids(text, index)[:1] == expected
+
+
+def test_a_head_runs_through_the_name_the_message_is_about() -> None:
+    """A head of common words cut before the name it is about (a file, a library) could be any of them."""
+    import re2
+
+    from rootcause.core.matching.heads import truncated
+
+    assert truncated(r"No such file or directory: 'cmake'") is None, "cut before 'cmake' it is any missing file"
+    cut = truncated(r"Failed to load library libfoo_providers_cuda\.so with error: (?P<error>\S+) cannot open")
+    assert cut is not None
+    assert re2.search(cut, "Failed to load library libfoo_providers_cuda.so with err")
+    assert not re2.search(cut, "Failed to load libra"), "cut before the library's name"
+    assert not re2.search(cut, "Failed to load library libother.so with error: x")
+    named = truncated(r"No module named 'triton' found in the path given")
+    assert named is not None and re2.search(named, "No module named 'triton' fou"), "a head that names it already"
+
+
+def test_a_head_holds_words_after_its_last_parameter() -> None:
+    """``Load model from X failed:`` is every load failure; what follows the parameter tells them apart."""
+    import re2
+
+    from rootcause.core.matching.heads import truncated
+
+    cut = truncated(r"Load model from (?P<path>.+?) failed: ?Protobuf parsing failed")
+    assert cut is not None
+    assert re2.search(cut, "Load model from /m/model.onnx failed:Protobuf pars")
+    assert not re2.search(cut, "Load model from /m/model.onnx failed")
+    assert not re2.search(cut, "Load model from /m/model.onnx failed:Fatal error: com.microsoft:Foo(-1) is not a")
+
+
+def test_a_missing_file_cut_before_its_name_is_no_known_error(index) -> None:
+    assert "packaging/cmake-not-found" not in _ids("FileNotFoundError: [Errno 2] No such file or director", index)
+    assert _ids("FileNotFoundError: [Errno 2] No such file or directory: 'cmake'", index)[:1] == [
+        "packaging/cmake-not-found"
+    ]
+
+
+def test_a_family_is_no_rival_of_its_members_on_a_cut_line(index) -> None:
+    """Cut before the words of any member, the line is still the family's; cut where the family and one member
+    still agree, the member answers."""
+    family, member = "huggingface/ml-package-cannot-import-name", "huggingface/ml-package-import-unknown-location"
+    assert _ids("ImportError: cannot import name 'MODEL_TYPE_TO_PEFT_MODEL_MAPPING' from 'peft.m", index)[:1] == [family]
+    assert _ids("ImportError: cannot import name 'LoraConfig' from 'peft' (unkno", index)[:1] == [member]
+    assert _ids("RuntimeError: cuDNN error: CUDNN_STATUS_", index) == [], "two members still agree: neither"

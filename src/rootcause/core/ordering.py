@@ -27,8 +27,9 @@ G = TypeVar("G", bound=_HasEntry)
 def without_ambiguous_truncations(hits: list[Hit], index: CompiledIndex) -> list[Hit]:
     """A truncated pattern's hit counts only when no full pattern matched the same line (the line is complete, and
     that entry's) and no other entry's truncated pattern did: a line cut before the words that tell two entries
-    apart names neither. A family entry's full match does not hide another entry's cut form: the family names only
-    the class (``CUDA error: ...``) in which the cut words still place a member."""
+    apart names neither (a family entry is no rival of its members: ``_ambiguous``). A family entry's full match does
+    not hide another entry's cut form: the family names only the class (``CUDA error: ...``) in which the cut words
+    still place a member."""
     full = {
         h.line
         for h in hits
@@ -43,10 +44,18 @@ def without_ambiguous_truncations(hits: list[Hit], index: CompiledIndex) -> list
     kept = []
     for h in hits:
         p = index.patterns[h.pattern]
-        if p.truncated and (h.line in full or len(cut_owners[h.line]) > 1):
+        if p.truncated and (h.line in full or _ambiguous(cut_owners[h.line], index)):
             continue
         kept.append(h)
     return kept
+
+
+def _ambiguous(owners: set[str], index: CompiledIndex) -> bool:
+    """Whether the entries whose cut forms matched one line name no single answer. A family entry is not a rival
+    of its members: cut where a family and one member still agree, the member answers (the family ranks below
+    it), and cut before any member's words, the family alone does."""
+    members = {e for e in owners if not index.entries[e].family}
+    return len(members) > 1 or (not members and len(owners) > 1)
 
 
 def linked(a: Entry, b: Entry) -> bool:

@@ -5,9 +5,12 @@ is cut at a terminal's edge: ``failed (exitcode: 1) local_rank: 0 (pid: 840146)`
 entry's pattern goes on with `` of binary:``. For every single-line pattern, the *truncated* form matches when
 the line ends anywhere after the pattern's stable head (the first ``MIN_HEAD`` literal characters and
 ``MIN_WORDS`` words, taken atom by atom, grown until no other entry's pattern holds it), even mid-word: every
-atom after the head is in effect optional. A truncated form that two entries share names neither, and is
-dropped; so is a line that two entries' forms match. Truncated forms are tried on small inputs (pastes) only,
-after the scan (``SourceScanner.finish``): logs are not cut.
+atom after the head is in effect optional. A head holds ``MIN_AFTER_PARAM`` literal characters after its last
+parameter (``Load model from X failed:`` is any load failure), and a head of common words runs through the name
+the message is about when one follows closely (``No such file or directory: 'cmake'``: cut before it, any file).
+A truncated form that two entries share names neither, and is dropped; so is a line that two entries' forms match
+(a family entry is no rival of its members, and its head does not grow past their words). Truncated forms are
+tried on small inputs (pastes) only, after the scan (``SourceScanner.finish``): logs are not cut.
 """
 
 from __future__ import annotations
@@ -22,6 +25,8 @@ from rootcause.core.model import Entry
 
 MIN_HEAD = 20
 MIN_WORDS = 3
+MIN_AFTER_PARAM = 10  # literal characters a head holds after its last parameter: the words that tell messages apart
+MAX_OBJECT_GAP = 16  # how far after a head the name of what the message is about may start and still join it
 MAX_HEAD_PARAMS = 2  # parameters (classes, groups) before the head is long enough: more, and it is not stable
 MAX_EXCEPTION_NAME = 80  # the longest dotted exception name looked for at a pattern's start
 MAX_TAIL_ATOMS = 400  # RE2 nests at most 1000 groups; a cut later than this is not tried
@@ -136,25 +141,27 @@ def truncated(regex: str, shared: Shared | None = None) -> str | None:
     if not parts:
         return None
     skip = _exception_name_length(parts)
-    head_end, chars, params, words, in_word = None, 0, 0, 0, False
+    head_end, chars, params, words, in_word, since_param = None, 0, 0, 0, False, 0
     for k, atom in enumerate(parts):
         if k < skip:
             continue
         lit = literal_char(atom)
         if not lit:
-            params, in_word = params + 1, False
+            params, in_word, since_param = params + 1, False, 0
             if params > MAX_HEAD_PARAMS:
                 return None
             continue
         chars += 1
+        since_param = since_param + 1 if params else 0
         inside = not lit.isspace() and lit != "_"  # CUDNN_STATUS_INTERNAL_ERROR is four words
         words += inside and not in_word
         in_word = inside
-        if chars >= MIN_HEAD and words >= MIN_WORDS:
+        if chars >= MIN_HEAD and words >= MIN_WORDS and (not params or since_param >= MIN_AFTER_PARAM):
             head_end = k + 1
             break
     if head_end is None:
         return None
+    head_end = _with_its_object(parts, skip, head_end)
     quotes = sum(literal_char(a) in "'`" for a in parts[skip:head_end] if literal_char(a))
     if quotes % 2:  # inside a quoted name: its end
         close = next((k for k in range(head_end, len(parts)) if literal_char(parts[k]) in ("'", "`")), None)
@@ -181,6 +188,35 @@ def truncated(regex: str, shared: Shared | None = None) -> str | None:
         within = _cut_within(atom)
         cut = f"(?:{atom}{cut}|{within})?" if within else f"(?:{atom}{cut})?"
     return "".join(parts[:head_end]) + cut + _CUT_END
+
+
+_NAMED_OBJECT = re.compile(r"['`][^'`]+['`]|\w+[._/]\w[\w./]*")
+
+
+def _with_its_object(parts: list[str], skip: int, head_end: int) -> int:
+    """The head, run through the name of what the message is about when the head names nothing yet.
+
+    ``No such file or directory: 'cmake'`` cut before ``'cmake'`` is any missing file, ``Failed to load library
+    libonnxruntime_providers_cuda.so`` cut before the library any library: when the head's literal text holds no
+    quoted name and no dotted or underscored identifier, and one starts within ``MAX_OBJECT_GAP`` literal characters
+    after it, with only literal text between, the head ends after it."""
+    head = "".join(literal_char(a) for a in parts[skip:head_end])
+    if _NAMED_OBJECT.search(head):
+        return head_end
+    text, ends = head, []
+    for k in range(head_end, len(parts)):
+        lit = literal_char(parts[k])
+        if not lit:
+            break
+        text += lit
+        ends.append(k + 1)
+    for found in _NAMED_OBJECT.finditer(text, len(head)):
+        if found.start() - len(head) > MAX_OBJECT_GAP:
+            break
+        if found.start() < len(head):
+            continue
+        return ends[found.end() - len(head) - 1]
+    return head_end
 
 
 _EXCEPTION_NAME = re.compile(r"^(?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception|Warning|Exit|Interrupt)\w*: ")
@@ -305,7 +341,8 @@ def derive_heads(entries: list[Entry]) -> list[tuple[str, str, bool]]:
     for entry in entries:
         if entry.catch_all:
             continue
-        shared = _held_elsewhere(skeletons, entry.id)  # one joined text per entry: cheap, 700 patterns
+        # a family's head does not grow past its members' words: cut before them, the line is still the family's
+        shared = None if entry.family else _held_elsewhere(skeletons, entry.id)  # one joined text per entry: cheap
         for p in entry.patterns:
             cut = truncated(p.regex, shared) if p.window == 1 else None
             if cut is not None:

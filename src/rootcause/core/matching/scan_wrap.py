@@ -35,7 +35,10 @@ class WrapRepair:
         """A paste cut short: each line that no pattern matched, tried against the truncated patterns (small
         inputs only; core/matching/heads.py). A line pasted inside a JSON string is tried against every
         one-line pattern too: the raw text's escapes hid it from the scan. A line that only a family entry matched
-        is tried too: another entry's cut form ranks above the family (docs/ranking.md)."""
+        is tried too: another entry's cut form ranks above the family (docs/ranking.md). A line cut where two
+        entries still agree names neither; a family entry is not one of the two: cut where only a family and one
+        member agree, the member answers, and cut before any member's words, the family does (``cannot import name
+        'X' from 'peft.m`` is the missing-name family's, whatever follows)."""
         matched_lines = {
             n
             for h in self.result.hits
@@ -50,8 +53,12 @@ class WrapRepair:
             if json_escaped(line):
                 found += self.index.candidates(clean.text, 1, self._scratch)
             hits = [(p, params) for p in found if (params := self.index.confirm(p, clean.text)) is not None]
-            if len({self.index.patterns[p].entry_id for p, _ in hits if self.index.patterns[p].truncated}) > 1:
-                continue  # cut before the words that tell two entries apart: it names neither
+            cut = {self.index.patterns[p].entry_id for p, _ in hits if self.index.patterns[p].truncated}
+            if len(cut) > 1:
+                members = {self.index.patterns[p].entry_id for p, _ in hits if not self._family(p)}
+                families = {self.index.patterns[p].entry_id for p, _ in hits if self._family(p)}
+                if len(members) > 1 or (not members and len(families) > 1):
+                    continue  # cut before the words that tell two entries apart: it names neither
             for p, params in hits:
                 self.result.hits.append(Hit(p, n, n, line[:2000], clean.text[:2000], params, clean.rank))
 
