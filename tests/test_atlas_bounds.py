@@ -14,7 +14,7 @@ import yaml
 from testkit import run_cli
 
 from rootcause.adapters.atlas.store import write_atlas
-from rootcause.core.atlas.bounds import AtlasBounds, disagreement, hull, template_key
+from rootcause.core.atlas.bounds import AtlasBounds, corrected, disagreement, hull, template_key
 from rootcause.core.atlas.extract import build_pattern, printf_parts
 from rootcause.core.atlas.link import PackageTemplates, candidate, link_generation
 from rootcause.core.atlas.model import AtlasManifest, ReleaseInterval, Template, TemplateKind
@@ -113,6 +113,22 @@ def test_several_templates_bound_the_wording_together() -> None:
     assert found is not None and found.suggested() == "torch"
     assert disagreement("", found) is None
     assert disagreement("<2.1", found) is not None
+
+
+@pytest.mark.parametrize(
+    ("specifier", "keys", "fixed"),
+    [
+        (">=2.2", [NEW_KEY], "torch>=2.1"),  # the wrong side is replaced by minor release
+        (">=2.0.5,<2.4", [NEW_KEY], "torch>=2.0.5"),  # the side that agrees is kept as written
+        (">=1.0,<2.2", [OLD_KEY], "torch>=1.0,<2.1"),
+        ("==2.2.*", [NEW_KEY], "torch>=2.1"),
+    ],
+)
+def test_write_bounds_corrects_only_the_side_that_disagrees(specifier: str, keys: list[str], fixed: str) -> None:
+    found = hull(BOUNDS, "torch", keys)
+    assert found is not None
+    assert corrected(specifier, found) == fixed
+    assert disagreement(fixed.removeprefix("torch"), found) is None
 
 
 # -- RC510 and RC511 ---------------------------------------------------------------------------------------------

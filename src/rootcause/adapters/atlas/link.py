@@ -21,7 +21,7 @@ from packaging.utils import canonicalize_name
 
 from rootcause.adapters.atlas.bounds import load_bounds, load_package_templates
 from rootcause.adapters.canon_files import dump_entry, iter_entry_files, load_file, write_atomic
-from rootcause.core.atlas.bounds import AUTO_UNLINKED, AtlasBounds, disagreement, hull
+from rootcause.core.atlas.bounds import AUTO_UNLINKED, AtlasBounds, corrected, disagreement, hull
 from rootcause.core.atlas.link import link_generation
 from rootcause.core.model import UNCHECKED, Entry, Source, SourceKind
 
@@ -103,15 +103,16 @@ def link_canon(
                 requirement = Requirement(generation.versions)
                 wrong = disagreement(str(requirement.specifier), found)
                 if wrong is not None:
-                    update["versions"] = found.suggested(requirement.name)
+                    update["versions"] = corrected(str(requirement.specifier), found, requirement.name)
                     report.bounds_changed.append(f"{where} -> {update['versions']}: {wrong}")
                 if wrong is not None or generation.bounds_source == UNCHECKED:
                     newest = max(links, key=lambda link: found.position(link.template.releases[-1][1]))
-                    update["bounds_source"] = Source(
-                        kind=SourceKind.SOURCE,
-                        ref=newest.template.where,
-                        note=f"bounds read from the message atlas (rootcause atlas link): {found.describe()}",
-                    )
+                    note = f"bounds read from the message atlas (rootcause atlas link): {found.describe()}"
+                    earlier = generation.bounds_source
+                    if isinstance(earlier, Source):  # keep what was read before, marked as replaced
+                        note += f"; replaces {generation.versions} read at {earlier.ref}"
+                        note += f" ({earlier.note})" if earlier.note else ""
+                    update["bounds_source"] = Source(kind=SourceKind.SOURCE, ref=newest.template.where, note=note)
                     report.sources_written += 1
             generations.append(generation.model_copy(update=update) if update else generation)
             changed = changed or bool(update)

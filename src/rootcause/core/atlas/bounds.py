@@ -24,7 +24,7 @@ import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.specifiers import InvalidSpecifier, Specifier, SpecifierSet
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
@@ -143,3 +143,36 @@ def disagreement(specifier: str, found: Hull) -> str | None:
     if found.open_upper and any(s.operator in ("<", "<=", "==", "===", "~=") for s in spec):
         reasons.append("has an upper bound, but the newest release read still prints it")
     return "; ".join(reasons) or None
+
+
+def corrected(specifier: str, found: Hull, name: str = "") -> str:
+    """The requirement with each side of `specifier` that disagrees with the hull replaced by the atlas's bound by
+    minor release, and each side that agrees kept as written (`nccl>=2.10.3` stays)."""
+    try:
+        clauses = list(SpecifierSet(specifier, prereleases=True))
+    except InvalidSpecifier:
+        return found.suggested(name)
+    if any(c.operator not in (">=", ">", "<", "<=") for c in clauses):
+        return found.suggested(name)
+    inside = [v for n, (_, v) in enumerate(found.read) if found.first <= n <= found.last]
+    below = [v for _, v in found.read[: found.first]]
+    above = [v for _, v in found.read[found.last + 1 :]]
+
+    def agrees(side: list[Specifier], outside: list) -> bool:
+        spec = SpecifierSet(",".join(str(c) for c in side), prereleases=True)
+        return all(v in spec for v in inside) and not any(v in spec for v in outside)
+
+    lower = [c for c in clauses if c.operator in (">=", ">")]
+    upper = [c for c in clauses if c.operator in ("<", "<=")]
+    parts = []
+    if agrees(lower, below) and (lower or found.first == 0):
+        parts += [str(c) for c in lower]
+    elif found.first > 0:
+        parts.append(f">={minor(found.read[found.first][1])}")
+    if found.open_upper:
+        pass  # the newest release read prints it: no upper bound
+    elif upper and agrees(upper, above):
+        parts += [str(c) for c in upper]
+    else:
+        parts.append(f"<{minor(found.read[found.last + 1][1])}")
+    return (name or found.package) + ",".join(parts)
