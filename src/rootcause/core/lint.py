@@ -12,7 +12,9 @@ from dataclasses import dataclass
 from packaging.requirements import Requirement
 
 from rootcause.core import normalize
+from rootcause.core.atlas.bounds import AtlasBounds
 from rootcause.core.diagnosis import diagnose_text
+from rootcause.core.lint_atlas import check_atlas_bounds
 from rootcause.core.lint_heads import check_first_sentence
 from rootcause.core.lint_links import check_linked_advice, grounded_link_first
 from rootcause.core.matching.index import CompiledIndex
@@ -61,6 +63,13 @@ CHECKS: dict[str, tuple[str, str]] = {
     "RC506": ("warning", "an estimate with made-up precision (not a multiple of 0.05)"),
     "RC507": ("warning", "high confidence shown on little evidence"),
     "RC508": ("error", "a version bound with no source for it (say 'unchecked' where it could not be read)"),
+    "RC509": ("error", "a generation's bounds disagree with the releases of the message atlas that print its wording"),
+    "RC510": (
+        "warning",
+        "a generation's bounds are 'unchecked' for a package the message atlas covers, and it names no atlas template "
+        "nor says why (atlas_unlinked)",
+    ),
+    "RC511": ("error", "a generation names an atlas template that the atlas does not hold, or of another package"),
     "RC601": ("error", "an environment variable in a workaround that nothing really reads"),
     "RC701": ("error", "a related link to an id that does not exist"),
     "RC702": ("error", "an empty dead end or workaround action"),
@@ -373,8 +382,10 @@ def lint_entries(
     index: CompiledIndex | None = None,
     read_cited: CitedReader | None = None,
     reproducers: Mapping[str, list[Reproducer]] | None = None,
+    atlas: AtlasBounds | None = None,
 ) -> list[LintFinding]:
-    """Lint parsed entries. ``reproducers`` (entry id -> what the adapter found) turns on RC802/RC803."""
+    """Lint parsed entries. ``reproducers`` (entry id -> what the adapter found) turns on RC802/RC803; ``atlas``
+    (what the adapter read of the message atlas) turns on RC509-RC511."""
     entries = {e.id: (e, path) for e, path in loaded}
     ids = set(entries)
     out: list[LintFinding] = []
@@ -383,6 +394,8 @@ def lint_entries(
         out += check_bounds(entry, path)
         if read_cited is not None:
             out += check_cited_fixtures(entry, path, read_cited)
+        if atlas is not None:
+            out += [LintFinding(p, code, msg) for p, code, msg in check_atlas_bounds(entry, path, atlas)]
         if reproducers is not None:
             found = reproducers.get(entry.id, [])
             out += [LintFinding(path, code, msg) for code, msg in check_reproducers(entry, found)]

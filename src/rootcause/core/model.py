@@ -209,6 +209,17 @@ class Generation(_Strict):
     bounds_source: BoundsSource = Field(
         description="where the wording and its bounds were read (repo@tag:path, commit), or 'unchecked'"
     )
+    atlas: list[str] = Field(
+        default_factory=list,
+        description="the message atlas's templates of this wording (`torch:1a2b3c4d5e6f`, written by "
+        "`rootcause atlas link`); lint checks `versions` against their releases (docs/atlas.md)",
+    )
+    atlas_unlinked: str | None = Field(
+        default=None,
+        description="why the wording names no atlas template although the atlas reads its package: written by "
+        "`rootcause atlas link` when no template matches (it starts 'no atlas template'), or by a maintainer "
+        "when the atlas's releases would mislead (a string that moved into CUDA-only code); link keeps the latter",
+    )
     examples: list[int] = Field(min_length=1, description="indices of the entry's examples of this wording")
     note: str | None = None
 

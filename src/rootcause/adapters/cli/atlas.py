@@ -76,3 +76,55 @@ def build(
         click.echo(f"rootcause: unread: {what}: {why}", err=True)
     if report.unread:
         raise SystemExit(1)
+
+
+@atlas.command()
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path, exists=True, file_okay=False))
+@click.option(
+    "--atlas",
+    "atlas_file",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=None,
+    help="Atlas file (default: ROOTCAUSE_ATLAS, else the shipped one).",
+)
+@click.option(
+    "--write-bounds",
+    is_flag=True,
+    help="Also write the atlas's bounds where lint RC509 finds them wrong "
+    "or they say 'unchecked', with a bounds_source naming the template's line.",
+)
+@click.option("--dry-run", is_flag=True, help="Report what would change; write nothing.")
+@click.option("-v", "--verbose", is_flag=True, help="One line per generation on stderr.")
+def link(paths: tuple[Path, ...], atlas_file: Path | None, write_bounds: bool, dry_run: bool, verbose: bool) -> None:
+    """Name each canon generation's atlas templates (`atlas:` keys), for the packages the atlas covers.
+
+    Without PATH, the checkout's canon (src/rootcause/canon) is linked. Exit 0; 2 on bad arguments; 4 when the
+    atlas cannot be read."""
+    from rootcause.adapters.atlas.held import atlas_path
+    from rootcause.adapters.atlas.link import link_canon
+    from rootcause.adapters.canon_files import checkout_canon_dir
+
+    roots = list(paths)
+    if not roots:
+        checkout = checkout_canon_dir()
+        if checkout is None:
+            raise UsageError("no canon folder named and no source checkout here: name the canon folder")
+        roots = [checkout]
+    path = atlas_path(str(atlas_file) if atlas_file else None)
+    if path is None:
+        raise UsageError("no atlas: name one with --atlas")
+
+    def say(line: str) -> None:
+        if verbose:
+            click.echo(line, err=True)
+
+    report = link_canon(roots, path, write_bounds=write_bounds, dry_run=dry_run, say=say)
+    for line in report.bounds_changed:
+        click.echo(f"bounds: {line}")
+    click.echo(
+        f"atlas link: {report.generations} generations of packages the atlas covers, {report.linked} linked, "
+        f"{len(report.unlinked)} with no template; {report.keys_changed} keys changed, "
+        f"{len(report.bounds_changed)} bounds and {report.sources_written} bounds sources written; "
+        f"{len(report.files_written)} files {'would change' if dry_run else 'written'}",
+        err=True,
+    )

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import click
 
 if TYPE_CHECKING:
+    from rootcause.core.atlas.bounds import AtlasBounds
     from rootcause.core.model import Entry
 
 
@@ -122,10 +123,19 @@ def fmt(paths: tuple[Path, ...], check: bool, canon: tuple[str, ...]) -> None:
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.option("-f", "--format", "output", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @click.option("--canon", multiple=True, metavar="PATH", help="Extra canon folder (repeatable); also $ROOTCAUSE_CANON.")
-def lint(paths: tuple[Path, ...], output: str, canon: tuple[str, ...]) -> None:
+@click.option(
+    "--atlas",
+    "atlas_file",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Message atlas the generations' bounds are checked against (default: ROOTCAUSE_ATLAS, else the shipped one).",
+)
+@click.option("--no-atlas", is_flag=True, help="Do not check bounds against the message atlas (RC509-RC511).")
+def lint(paths: tuple[Path, ...], output: str, canon: tuple[str, ...], atlas_file: str | None, no_atlas: bool) -> None:
     """Check the canon: schema, patterns, examples, collisions, duplicates, contradictions, content.
 
-    Without PATH, inside a source checkout its src/rootcause/canon is checked (not the installed copy)."""
+    Without PATH, inside a source checkout its src/rootcause/canon is checked (not the installed copy).
+    Generations' bounds are checked against the message atlas when one is there (docs/lint.md, RC509-RC511)."""
     from rootcause.adapters.canon_files import canon_dirs, checkout_canon_dir, iter_entry_files, load_file
     from rootcause.core.lint import LintFinding, code_for_field, lint_entries
     from rootcause.errors import CanonError, UsageError
@@ -154,7 +164,11 @@ def lint(paths: tuple[Path, ...], output: str, canon: tuple[str, ...]) -> None:
         for entry, path in loaded.values()
     }
     problems += lint_entries(
-        loaded.values(), known_env=known_env_vars(), reproducers=found, read_cited=cited_fixture_reader(roots)
+        loaded.values(),
+        known_env=known_env_vars(),
+        reproducers=found,
+        read_cited=cited_fixture_reader(roots),
+        atlas=None if no_atlas else _atlas_bounds(atlas_file, [entry for entry, _ in loaded.values()]),
     )
     errors = [p for p in problems if p.severity == "error"]
     if output == "json":
@@ -176,6 +190,17 @@ def lint(paths: tuple[Path, ...], output: str, canon: tuple[str, ...]) -> None:
             print(p.line())
         print(f"{len(loaded)} entries, {len(errors)} errors, {len(problems) - len(errors)} warnings", file=sys.stderr)
     raise click.exceptions.Exit(1 if errors else 0)
+
+
+def _atlas_bounds(explicit: str | None, entries: list[Entry]) -> AtlasBounds | None:
+    """What lint needs of the message atlas (the intervals of the templates the entries name), or None when there is
+    no atlas (the checks are then skipped)."""
+    from rootcause.adapters.atlas.bounds import load_bounds
+    from rootcause.adapters.atlas.held import atlas_path
+
+    path = atlas_path(explicit)
+    keys = {key for entry in entries for generation in entry.generations for key in generation.atlas}
+    return None if path is None else load_bounds(path, keys)
 
 
 @click.command()
@@ -305,6 +330,7 @@ def lint_codes(markdown: bool) -> None:
 
 def lint_codes_markdown() -> str:
     from rootcause.core.lint import CHECKS
+    from rootcause.core.lint_atlas import DOC as ATLAS_DOC
 
     lines = [
         "# Lint check codes",
@@ -317,4 +343,4 @@ def lint_codes_markdown() -> str:
         "|---|---|---|",
     ]
     lines += [f"| {code} | {severity} | {text} |" for code, (severity, text) in CHECKS.items()]
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n\n" + ATLAS_DOC
