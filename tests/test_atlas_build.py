@@ -156,6 +156,20 @@ def test_release_and_artifact_choice() -> None:
     assert pypi.pick_artifact("vllm", data["releases"]["1.0.1"])["filename"] == "p-1.0.1.tar.gz"
 
 
+def test_every_zero_zero_release_is_its_own_series() -> None:
+    # xformers numbers every release 0.0.N: by (major, minor) alone it would have one release
+    data = {
+        "releases": {
+            "0.0.20": [_file("x-0.0.20.tar.gz", 4)],
+            "0.0.22": [_file("x-0.0.22.tar.gz", 4)],
+            "0.0.22.post7": [_file("x-0.0.22.post7.tar.gz", 4)],
+            "0.1.0": [_file("x-0.1.0.tar.gz", 4)],
+            "0.1.3": [_file("x-0.1.3.tar.gz", 4)],
+        }
+    }
+    assert [a.version for a in pypi.latest_minors("x", data, 2020)] == ["0.0.20", "0.0.22.post7", "0.1.3"]
+
+
 class _Response(io.BytesIO):
     def __enter__(self) -> _Response:
         return self
