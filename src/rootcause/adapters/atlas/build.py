@@ -27,7 +27,7 @@ from rootcause.core.atlas.intervals import merge_releases
 from rootcause.core.atlas.model import AtlasManifest, Template, TemplateKind
 from rootcause.core.atlas.native import native_strings, nccl_formats, renormalized
 from rootcause.core.atlas.prune import is_generic
-from rootcause.errors import RootcauseError, StoreError
+from rootcause.errors import NotFoundError, RootcauseError, StoreError
 
 PACKAGES = (
     "torch", "transformers", "accelerate", "peft", "datasets", "huggingface_hub", "safetensors", "trl",
@@ -76,7 +76,7 @@ def extract_artifact(path: Path, skipped: archive.Skipped) -> tuple[list[Extract
 
 
 def _release_templates(
-    artifact: pypi.Artifact, cache: Path, report: BuildReport, progress: Progress
+    artifact: pypi.Artifact, cache: Path, report: BuildReport, progress: Progress, cached_only: bool = False
 ) -> tuple[list[Extracted], bool]:
     tag = f"{artifact.package}=={artifact.version}"
     cached = cache / "extract" / artifact.package / f"{artifact.version}-{artifact.sha256[:16]}.json.xz"
@@ -87,6 +87,8 @@ def _release_templates(
             return [f for f in map(renormalized, found) if f is not None and not is_generic(f)], sdist
         except (ValueError, KeyError, TypeError, lzma.LZMAError):
             cached.unlink()
+    if cached_only:
+        raise NotFoundError("not in the extraction cache (--cached-only); a build without it reads it")
     path = pypi.fetch(artifact, cache)
     skipped = archive.Skipped()
     try:
@@ -103,16 +105,22 @@ def _release_templates(
 
 
 def build_package(
-    package: str, artifacts: list[pypi.Artifact], cache: Path, report: BuildReport, progress: Progress
+    package: str,
+    artifacts: list[pypi.Artifact],
+    cache: Path,
+    report: BuildReport,
+    progress: Progress,
+    cached_only: bool = False,
 ) -> tuple[list[Template], list[str], dict[str, str]]:
-    """The templates of one package over its releases, the releases read and their digests."""
+    """The templates of one package over its releases, the releases read and their digests (`cached_only`:
+    only releases whose extraction is cached; the others are unread)."""
     found_by_release: dict[str, list[Extracted]] = {}
     sdist_of: dict[str, bool] = {}
     digests: dict[str, str] = {}
     for i, artifact in enumerate(artifacts, 1):
         tag = f"{package}=={artifact.version}"
         try:
-            found, sdist = _release_templates(artifact, cache, report, progress)
+            found, sdist = _release_templates(artifact, cache, report, progress, cached_only)
         except (RootcauseError, OSError) as exc:
             report.unread[tag] = " ".join(str(exc).split())
             progress(f"[{package} {i}/{len(artifacts)}] {artifact.version}: not read: {report.unread[tag]}")
@@ -205,9 +213,11 @@ def build(
     artifacts_dir: Path | None = None,
     nccl_repo: Path | None = None,
     latest: int | None = None,
+    cached_only: bool = False,
     progress: Progress = lambda line: None,
 ) -> BuildReport:
-    """Build (or update) the atlas at `out` for `packages` (and NCCL when a clone is given)."""
+    """Build (or update) the atlas at `out` for `packages` (and NCCL when a clone is given). With `cached_only`,
+    a release whose extraction is not cached is not downloaded: it is listed as unread (a time-boxed build)."""
     report = BuildReport()
     templates: list[Template] = []
     manifest_packages: dict[str, list[str]] = {}
@@ -232,7 +242,7 @@ def build(
             continue
         artifacts = artifacts[-latest:] if latest else artifacts
         progress(f"[{package}] {len(artifacts)} releases: {', '.join(a.version for a in artifacts)}")
-        got, releases, got_digests = build_package(package, artifacts, cache, report, progress)
+        got, releases, got_digests = build_package(package, artifacts, cache, report, progress, cached_only)
         templates += got
         manifest_packages[package] = releases
         digests |= got_digests
