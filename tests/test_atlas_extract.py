@@ -181,3 +181,14 @@ def f(filename, lineno, name, module_name, repo_id):
     assert kept == ["Expected all tensors to be on the same device, got {name}"]
     strerror = native_strings(b"\x00connection timed out while waiting\x00", "lib/libc10.so")
     assert strerror and is_generic(strerror[0])
+
+
+def test_strings_of_a_bundled_toolchain_are_not_the_package_s_own() -> None:
+    # libtriton links LLVM and MLIR: their strings are printed by rustc and clang as well
+    from rootcause.core.atlas.prune import is_not_own
+
+    [llvm] = native_strings(b"\x00internal compiler error: %s while compiling\x00", "triton/_C/libtriton.so")
+    assert is_not_own("triton", llvm)
+    assert not is_not_own("torch", llvm)
+    [raised] = extract_python("def f(n):\n    raise ValueError(f'num_warps must be a power of 2, got {n}')\n")
+    assert not is_not_own("triton", raised)

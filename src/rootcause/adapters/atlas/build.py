@@ -26,7 +26,7 @@ from rootcause.core.atlas.extract import MAX_PATTERN, Extracted, extract_python
 from rootcause.core.atlas.intervals import merge_releases
 from rootcause.core.atlas.model import AtlasManifest, Template, TemplateKind
 from rootcause.core.atlas.native import native_strings, nccl_formats, renormalized
-from rootcause.core.atlas.prune import is_generic
+from rootcause.core.atlas.prune import is_generic, is_not_own
 from rootcause.errors import NotFoundError, RootcauseError, StoreError
 
 PACKAGES = (
@@ -84,7 +84,8 @@ def _release_templates(
         try:
             found, sdist = _from_json(cached.read_bytes())
             report.cached.append(tag)
-            return [f for f in map(renormalized, found) if f is not None and not is_generic(f)], sdist
+            kept = [f for f in map(renormalized, found) if f is not None and not is_generic(f)]
+            return [f for f in kept if not is_not_own(artifact.package, f)], sdist
         except (ValueError, KeyError, TypeError, lzma.LZMAError):
             cached.unlink()
     if cached_only:
@@ -101,7 +102,7 @@ def _release_templates(
     cached.parent.mkdir(parents=True, exist_ok=True)
     cached.write_bytes(_to_json(found, sdist))
     report.read.append(tag)
-    return [f for f in found if not is_generic(f)], sdist
+    return [f for f in found if not is_generic(f) and not is_not_own(artifact.package, f)], sdist
 
 
 def build_package(
