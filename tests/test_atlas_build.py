@@ -14,9 +14,9 @@ import pytest
 import re2
 
 from rootcause.adapters.atlas import archive, pypi
-from rootcause.adapters.atlas.store import load_manifest, load_templates
+from rootcause.adapters.atlas.store import load_manifest, load_templates, write_atlas
 from rootcause.adapters.cli.main import run
-from rootcause.core.atlas.model import ReleaseInterval, TemplateKind
+from rootcause.core.atlas.model import AtlasManifest, ReleaseInterval, Template, TemplateKind
 from rootcause.errors import StoreError
 
 DATA = Path(__file__).parent / "data" / "atlas"  # semver 2.13.0 and 3.0.2 wheels, as on PyPI
@@ -66,6 +66,50 @@ def test_a_rebuild_reads_each_release_from_the_cache(tmp_path: Path, capsys: pyt
     assert code == 0
     assert "0 releases read, 2 from cache" in capsys.readouterr().err
     assert load_templates(out) == first
+
+
+def test_cached_only_reads_no_release_that_is_not_extracted_yet(tmp_path: Path) -> None:
+    _build(tmp_path)
+    extracted = sorted((tmp_path / "c" / "extract" / "semver").glob("2.13.0-*.json.xz"))
+    assert len(extracted) == 1
+    extracted[0].unlink()
+    for download in (tmp_path / "c").rglob("semver-2.13.0*"):
+        download.unlink()
+    out, code = _build(tmp_path, "--cached-only")
+    assert code == 1
+    manifest = load_manifest(out)
+    assert manifest.packages == {"semver": ["3.0.2"]}
+    assert "--cached-only" in manifest.unread["semver==2.13.0"]
+    assert not list((tmp_path / "c").rglob("semver-2.13.0*"))  # nothing was read for it
+    _, code = _build(tmp_path)  # a build without the flag reads it
+    assert code == 0
+    assert load_manifest(out).packages == {"semver": ["2.13.0", "3.0.2"]}
+
+
+def test_a_build_into_a_compressed_atlas_keeps_the_other_packages(tmp_path: Path) -> None:
+    other = Template(
+        package="torch",
+        module="torch/cuda/__init__.py",
+        kind=TemplateKind.RAISE,
+        exception="AssertionError",
+        message="Torch not compiled with CUDA enabled",
+        pattern=r"Torch not compiled with CUDA enabled",
+        literal="Torch not compiled with CUDA enabled",
+        releases=(ReleaseInterval(first="1.0.1", last="2.15.0"),),
+    )
+    out = tmp_path / "atlas.sqlite.xz"
+    manifest = AtlasManifest(packages={"torch": ["1.0.1", "2.15.0"]}, digests={"torch==2.15.0": "ab" * 32})
+    write_atlas(out, manifest, [other])
+    argv = ["atlas", "build", "--packages", "semver", "--artifacts", str(DATA), "--cache", str(tmp_path / "c")]
+    with pytest.raises(SystemExit) as exit_info:
+        run([*argv, "--out", str(out)])
+    assert exit_info.value.code in (0, None)
+    templates = load_templates(out)
+    assert other in templates
+    assert {t.package for t in templates} == {"torch", "semver"}
+    after = load_manifest(out)
+    assert after.packages == {"torch": ["1.0.1", "2.15.0"], "semver": ["2.13.0", "3.0.2"]}
+    assert after.digests["torch==2.15.0"] == "ab" * 32
 
 
 def test_bad_arguments_are_one_line_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -154,6 +198,20 @@ def test_release_and_artifact_choice() -> None:
     ]
     assert pypi.latest_minors("p", data, 2024) == []
     assert pypi.pick_artifact("vllm", data["releases"]["1.0.1"])["filename"] == "p-1.0.1.tar.gz"
+
+
+def test_every_zero_zero_release_is_its_own_series() -> None:
+    # xformers numbers every release 0.0.N: by (major, minor) alone it would have one release
+    data = {
+        "releases": {
+            "0.0.20": [_file("x-0.0.20.tar.gz", 4)],
+            "0.0.22": [_file("x-0.0.22.tar.gz", 4)],
+            "0.0.22.post7": [_file("x-0.0.22.post7.tar.gz", 4)],
+            "0.1.0": [_file("x-0.1.0.tar.gz", 4)],
+            "0.1.3": [_file("x-0.1.3.tar.gz", 4)],
+        }
+    }
+    assert [a.version for a in pypi.latest_minors("x", data, 2020)] == ["0.0.20", "0.0.22.post7", "0.1.3"]
 
 
 class _Response(io.BytesIO):

@@ -192,3 +192,14 @@ def test_a_head_cut_at_a_run_of_spaces_still_reaches_its_length() -> None:
     built = build_pattern(parts)
     assert built is not None
     assert re2.search(built[0], "Something failed at :::  :")
+
+
+def test_strings_of_a_bundled_toolchain_are_not_the_package_s_own() -> None:
+    # libtriton links LLVM and MLIR: their strings are printed by rustc and clang as well
+    from rootcause.core.atlas.prune import is_not_own
+
+    [llvm] = native_strings(b"\x00internal compiler error: %s while compiling\x00", "triton/_C/libtriton.so")
+    assert is_not_own("triton", llvm)
+    assert not is_not_own("torch", llvm)
+    [raised] = extract_python("def f(n):\n    raise ValueError(f'num_warps must be a power of 2, got {n}')\n")
+    assert not is_not_own("triton", raised)

@@ -251,6 +251,25 @@ def test_of_two_packages_printing_the_same_string_the_installed_then_the_lower_l
     assert item.package == "vllm"
 
 
+def test_a_template_whose_module_the_line_names_is_preferred() -> None:
+    # a warning's header names the file that printed it; the stack's order would name the lower layer
+    torch_one = TEMPLATES[4]
+    vllm_one = torch_one.model_copy(update={"package": "vllm", "module": "vllm/envs.py"})
+    atlas = AtlasIndex.from_templates([torch_one, vllm_one])
+    message = (
+        "FutureWarning: `torch.cuda.amp.GradScaler(args...)` is deprecated. Please use "
+        "`torch.amp.GradScaler('cuda', args...)` instead."
+    )
+    for prefix, package in (
+        ("", "torch"),
+        ("/venv/lib/python3.10/site-packages/vllm/envs.py:91: ", "vllm"),
+        ("C:\\venv\\Lib\\site-packages\\vllm\\envs.py:91: ", "vllm"),
+        ("/venv/lib/python3.10/site-packages/vllm/other.py:91: ", "torch"),
+    ):
+        [item] = atlas.locate([("<t>", 1, prefix + message, prefix + message)])
+        assert item.package == package, prefix
+
+
 def test_the_service_and_the_python_api_locate_through_the_shared_diagnosis(tmp_path: Path, monkeypatch, index) -> None:
     import io
 

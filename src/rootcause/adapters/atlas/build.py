@@ -26,8 +26,8 @@ from rootcause.core.atlas.extract import MAX_PATTERN, Extracted, extract_python
 from rootcause.core.atlas.intervals import merge_releases
 from rootcause.core.atlas.model import AtlasManifest, Template, TemplateKind
 from rootcause.core.atlas.native import native_strings, nccl_formats, renormalized
-from rootcause.core.atlas.prune import is_generic
-from rootcause.errors import RootcauseError, StoreError
+from rootcause.core.atlas.prune import is_generic, is_not_own
+from rootcause.errors import NotFoundError, RootcauseError, StoreError
 
 PACKAGES = (
     "torch", "transformers", "accelerate", "peft", "datasets", "huggingface_hub", "safetensors", "trl",
@@ -76,7 +76,7 @@ def extract_artifact(path: Path, skipped: archive.Skipped) -> tuple[list[Extract
 
 
 def _release_templates(
-    artifact: pypi.Artifact, cache: Path, report: BuildReport, progress: Progress
+    artifact: pypi.Artifact, cache: Path, report: BuildReport, progress: Progress, cached_only: bool = False
 ) -> tuple[list[Extracted], bool]:
     tag = f"{artifact.package}=={artifact.version}"
     cached = cache / "extract" / artifact.package / f"{artifact.version}-{artifact.sha256[:16]}.json.xz"
@@ -84,9 +84,12 @@ def _release_templates(
         try:
             found, sdist = _from_json(cached.read_bytes())
             report.cached.append(tag)
-            return [f for f in map(renormalized, found) if f is not None and not is_generic(f)], sdist
+            kept = [f for f in map(renormalized, found) if f is not None and not is_generic(f)]
+            return [f for f in kept if not is_not_own(artifact.package, f)], sdist
         except (ValueError, KeyError, TypeError, lzma.LZMAError):
             cached.unlink()
+    if cached_only:
+        raise NotFoundError("not in the extraction cache (--cached-only); a build without it reads it")
     path = pypi.fetch(artifact, cache)
     skipped = archive.Skipped()
     try:
@@ -99,20 +102,26 @@ def _release_templates(
     cached.parent.mkdir(parents=True, exist_ok=True)
     cached.write_bytes(_to_json(found, sdist))
     report.read.append(tag)
-    return [f for f in found if not is_generic(f)], sdist
+    return [f for f in found if not is_generic(f) and not is_not_own(artifact.package, f)], sdist
 
 
 def build_package(
-    package: str, artifacts: list[pypi.Artifact], cache: Path, report: BuildReport, progress: Progress
+    package: str,
+    artifacts: list[pypi.Artifact],
+    cache: Path,
+    report: BuildReport,
+    progress: Progress,
+    cached_only: bool = False,
 ) -> tuple[list[Template], list[str], dict[str, str]]:
-    """The templates of one package over its releases, the releases read and their digests."""
+    """The templates of one package over its releases, the releases read and their digests (`cached_only`:
+    only releases whose extraction is cached; the others are unread)."""
     found_by_release: dict[str, list[Extracted]] = {}
     sdist_of: dict[str, bool] = {}
     digests: dict[str, str] = {}
     for i, artifact in enumerate(artifacts, 1):
         tag = f"{package}=={artifact.version}"
         try:
-            found, sdist = _release_templates(artifact, cache, report, progress)
+            found, sdist = _release_templates(artifact, cache, report, progress, cached_only)
         except (RootcauseError, OSError) as exc:
             report.unread[tag] = " ".join(str(exc).split())
             progress(f"[{package} {i}/{len(artifacts)}] {artifact.version}: not read: {report.unread[tag]}")
@@ -205,9 +214,11 @@ def build(
     artifacts_dir: Path | None = None,
     nccl_repo: Path | None = None,
     latest: int | None = None,
+    cached_only: bool = False,
     progress: Progress = lambda line: None,
 ) -> BuildReport:
-    """Build (or update) the atlas at `out` for `packages` (and NCCL when a clone is given)."""
+    """Build (or update) the atlas at `out` for `packages` (and NCCL when a clone is given). With `cached_only`,
+    a release whose extraction is not cached is not downloaded: it is listed as unread (a time-boxed build)."""
     report = BuildReport()
     templates: list[Template] = []
     manifest_packages: dict[str, list[str]] = {}
@@ -232,7 +243,7 @@ def build(
             continue
         artifacts = artifacts[-latest:] if latest else artifacts
         progress(f"[{package}] {len(artifacts)} releases: {', '.join(a.version for a in artifacts)}")
-        got, releases, got_digests = build_package(package, artifacts, cache, report, progress)
+        got, releases, got_digests = build_package(package, artifacts, cache, report, progress, cached_only)
         templates += got
         manifest_packages[package] = releases
         digests |= got_digests

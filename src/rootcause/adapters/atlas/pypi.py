@@ -61,16 +61,24 @@ def pick_artifact(package: str, files: list[dict]) -> dict | None:
     return None
 
 
+def release_series(version: Version) -> tuple[int, ...]:
+    """The series whose latest patch is read: (major, minor); a 0.0.N release is its own series
+    (xformers numbers every release 0.0.N, so by minor it would have one release)."""
+    if version.major == 0 and version.minor == 0:
+        return (0, 0, version.micro)
+    return (version.major, version.minor)
+
+
 def latest_minors(package: str, data: dict, since: int) -> list[Artifact]:
     """The latest patch of every minor release (finals only), uploaded in `since` or later (torch: from 1.0)."""
-    best: dict[tuple[int, int], tuple[Version, str]] = {}
+    best: dict[tuple[int, ...], tuple[Version, str]] = {}
     for text, files in data.get("releases", {}).items():
         version = _version(text)
         if version is None or version.is_prerelease or version.is_devrelease or not files:
             continue
         if all(f.get("yanked") for f in files):
             continue
-        minor = (version.major, version.minor)
+        minor = release_series(version)
         if minor not in best or version > best[minor][0]:
             best[minor] = (version, text)
     floor = SINCE_OVERRIDE.get(package)

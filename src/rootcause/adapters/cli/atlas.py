@@ -26,6 +26,11 @@ DIR = click.Path(path_type=Path, file_okay=False)
 @click.option("--since", type=int, default=2020, show_default=True, help="Minor releases uploaded since this year.")
 @click.option("--artifacts", type=DIR, default=None, help="Read wheels/sdists from this folder, not PyPI.")
 @click.option("--latest", type=click.IntRange(min=1), default=None, help="Only the newest N chosen releases of each.")
+@click.option(
+    "--cached-only",
+    is_flag=True,
+    help="Read only releases already extracted in the cache; list the others as unread (a later build reads them).",
+)
 def build(
     packages: str,
     cache: Path | None,
@@ -34,6 +39,7 @@ def build(
     since: int,
     artifacts: Path | None,
     latest: int | None,
+    cached_only: bool,
 ) -> None:
     """Download (once) and read every chosen release, and write the atlas.
 
@@ -63,7 +69,15 @@ def build(
         click.echo(line, err=True)
 
     report = builder.build(
-        names, cache, out, since=since, artifacts_dir=artifacts, nccl_repo=nccl_repo, latest=latest, progress=progress
+        names,
+        cache,
+        out,
+        since=since,
+        artifacts_dir=artifacts,
+        nccl_repo=nccl_repo,
+        latest=latest,
+        cached_only=cached_only,
+        progress=progress,
     )
     elapsed = time.monotonic() - started
     click.echo(

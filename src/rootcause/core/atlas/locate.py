@@ -248,8 +248,10 @@ class AtlasIndex:
         self, text: str, scratch: Any = None, installed: frozenset[str] = frozenset()
     ) -> tuple[int, dict[str, str], int] | None:
         """(template, params, further matching templates) for one cleaned line, or None. Of the templates that
-        match, the one holding most literal text of the line; on a tie (a CUDA string linked into several
-        libraries), one of an installed package, then the stack's order (`STACK_ORDER`), then the shortest."""
+        match, one whose module the line names (a warning's `.../transformers/optimization.py:391: FutureWarning:`
+        header says which file printed it), then the one holding most literal text of the line; on a tie (a CUDA
+        string linked into several libraries), one of an installed package, then the stack's order
+        (`STACK_ORDER`), then the shortest."""
         text = text[:MAX_LINE_CHARS]
         head = _EXCEPTION_HEAD.match(text)
         named = _ALIASES.get(head.group(1), head.group(1)) if head else None
@@ -274,10 +276,14 @@ class AtlasIndex:
         if not matches:
             return None
 
-        def rank(x: _Match) -> tuple[int, bool, int, int, int]:
-            package = _normal_name(self.row(x.template)[0])
+        slashed = text.replace("\\", "/")
+
+        def rank(x: _Match) -> tuple[bool, int, bool, int, int, int]:
+            row = self.row(x.template)
+            package = _normal_name(row[0])
             order = STACK_ORDER.get(package, len(STACK_ORDER))
-            return (x.matched, package in installed, -order, -len(self.row(x.template)[6]), -x.template)
+            named_module = row[5] != "native" and (f"/{row[1]}:" in slashed or slashed.startswith(f"{row[1]}:"))
+            return (named_module, x.matched, package in installed, -order, -len(row[6]), -x.template)
 
         best = max(matches, key=rank)
         return best.template, best.params, len(matches) - 1
