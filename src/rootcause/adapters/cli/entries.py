@@ -122,7 +122,14 @@ def fmt(paths: tuple[Path, ...], check: bool, canon: tuple[str, ...]) -> None:
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.option("-f", "--format", "output", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @click.option("--canon", multiple=True, metavar="PATH", help="Extra canon folder (repeatable); also $ROOTCAUSE_CANON.")
-def lint(paths: tuple[Path, ...], output: str, canon: tuple[str, ...]) -> None:
+@click.option(
+    "--names",
+    "names_path",
+    type=click.Path(path_type=Path, dir_okay=False, exists=True),
+    default=None,
+    help="Names index for RC602/RC603 (default: the shipped data/atlas/names.json.xz).",
+)
+def lint(paths: tuple[Path, ...], output: str, canon: tuple[str, ...], names_path: Path | None) -> None:
     """Check the canon: schema, patterns, examples, collisions, duplicates, contradictions, content.
 
     Without PATH, inside a source checkout its src/rootcause/canon is checked (not the installed copy)."""
@@ -153,8 +160,14 @@ def lint(paths: tuple[Path, ...], output: str, canon: tuple[str, ...]) -> None:
         entry.id: [load_reproducer(entry.id, ref.folder, reproducers_root(path)) for ref in entry.reproducers]
         for entry, path in loaded.values()
     }
+    from rootcause.adapters.atlas.names_build import load_names
+
     problems += lint_entries(
-        loaded.values(), known_env=known_env_vars(), reproducers=found, read_cited=cited_fixture_reader(roots)
+        loaded.values(),
+        known_env=known_env_vars(),
+        reproducers=found,
+        read_cited=cited_fixture_reader(roots),
+        names=load_names(names_path),
     )
     errors = [p for p in problems if p.severity == "error"]
     if output == "json":
