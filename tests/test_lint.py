@@ -211,6 +211,7 @@ def test_every_code_has_a_test() -> None:
     tested |= {"RC402", "RC403"}  # test_rc402_a_workaround_that_a_same_as_entry_calls_a_dead_end
     tested |= {"RC802", "RC803"}  # tests/test_reproducers.py
     tested |= {"RC108"}  # test_rc108_the_normalisers_own_patterns_are_linear
+    tested |= {"RC602", "RC603"}  # tests/test_advice_freshness.py
     assert set(CHECKS) <= tested, set(CHECKS) - tested
 
 
