@@ -192,3 +192,28 @@ def test_rc603_is_silent_across_a_gap_of_releases_not_read() -> None:
     index = _index(("1.13.1", "2.2.2"), set(), {"TORCH_NCCL_DUMP_ON_TIMEOUT"})
     entry = _parse(_entry_with_workaround("export TORCH_NCCL_DUMP_ON_TIMEOUT=1"))
     assert check_freshness([(entry, "e.yaml")], index) == []
+
+
+def test_rc603_is_silent_when_the_advice_text_states_the_boundary() -> None:
+    index = {"huggingface_hub": PackageNames.merge(("0.33.5", "0.34.6"), [ReleaseNames(), ReleaseNames(script={"hf"})])}
+    plain = _parse(_entry_with_workaround("hf auth login"))
+    assert [code for _, code, _ in check_freshness([(plain, "e.yaml")], index)] == ["RC603"]
+    stated = _parse(_entry_with_workaround("hf auth login   # huggingface_hub < 0.34: huggingface-cli login"))
+    assert check_freshness([(stated, "e.yaml")], index) == []
+
+
+def test_rc602_reads_a_kwarg_of_a_class_method_and_its_bound() -> None:
+    releases = ("4.57.6", "5.0.0")
+    by_release = [
+        ReleaseNames(symbol={"AutoModel", "from_pretrained"}, kwarg={"torchscript", "dtype"}),
+        ReleaseNames(symbol={"AutoModel", "from_pretrained"}, kwarg={"dtype"}),
+    ]
+    index = {"transformers": PackageNames.merge(releases, by_release)}
+    how = "AutoModel.from_pretrained(name, torchscript=True, dtype='auto')"
+    found = check_freshness([(_parse(_entry_with_workaround(how)), "e.yaml")], index)
+    assert [(code, message.split(",")[0]) for _, code, message in found] == [
+        ("RC602", "workarounds.0 names torchscript= (a keyword argument of AutoModel.from_pretrained)")
+    ]
+    assert "requires: transformers<5.0" in found[0][2]
+    bounded = _parse(_entry_with_workaround(how, requires="transformers<5"))
+    assert check_freshness([(bounded, "e.yaml")], index) == []

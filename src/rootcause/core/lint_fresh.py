@@ -169,12 +169,17 @@ def _upper_bound(last: str, absent: str) -> str:
     return f"{b.major}.0" if b.major > a.major else absent
 
 
-def _judge(field: str, item: NamedItem, found: list[Presence], specs: Specs) -> list[tuple[str, str]]:
+def _separates(specs: Specs, package: str, older: str, newer: str) -> bool:
+    """Whether the advice's own text states this very boundary (`huggingface_hub < 0.34: huggingface-cli login`)."""
+    return _excluded(specs, package, older) != _excluded(specs, package, newer)
+
+
+def _judge(field: str, item: NamedItem, found: list[Presence], specs: Specs, said: Specs) -> list[tuple[str, str]]:
     if not found or any(not p.gone and not p.new for p in found):
         return []  # unknown to the index, or in every release read of some package
     if all(p.gone for p in found):
-        if any(_excluded(specs, p.package, p.latest) for p in found):
-            return []
+        if any(_excluded([*specs, *said], p.package, p.latest) for p in found):
+            return []  # bounded, or its own text pins older releases (`pip install "transformers<5"`)
         p = max(found, key=lambda p: Version(p.last))
         absent = p.after(max(p.present))
         return [(
@@ -185,7 +190,10 @@ def _judge(field: str, item: NamedItem, found: list[Presence], specs: Specs) -> 
         )]  # fmt: skip
     # new: only where the release read before it is the minor right before (every minor read, as torch's are)
     alive = [p for p in found if not p.gone and _next_minor(p.releases[min(p.present) - 1], p.first)]
-    if not alive or any(_excluded(specs, p.package, p.releases[min(p.present) - 1]) for p in alive):
+    before = {p.package: p.releases[min(p.present) - 1] for p in alive}
+    if not alive or any(_excluded(specs, p.package, before[p.package]) for p in alive):
+        return []
+    if any(_separates(said, p.package, before[p.package], p.first) for p in alive):
         return []
     p = min(alive, key=lambda p: Version(p.first))
     since = ".".join(p.first.split(".")[:2])
@@ -221,5 +229,6 @@ def check_freshness(entries: Iterable[tuple[Entry, str]], index: NamesIndex) -> 
                 found = fresh.presences(item)
                 if item.kind == "env":
                     found = _restricted(found, named)
-                out += [(path, code, message) for code, message in _judge(field, item, found, specs)]
+                said = _bounds([], [text])
+                out += [(path, code, message) for code, message in _judge(field, item, found, specs, said)]
     return out
