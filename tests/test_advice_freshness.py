@@ -217,3 +217,56 @@ def test_rc602_reads_a_kwarg_of_a_class_method_and_its_bound() -> None:
     assert "requires: transformers<5.0" in found[0][2]
     bounded = _parse(_entry_with_workaround(how, requires="transformers<5"))
     assert check_freshness([(bounded, "e.yaml")], index) == []
+
+
+# --- the shipped index and the audit of issue 20 ----------------------------------------------------------
+
+
+def _shipped() -> dict[str, PackageNames]:
+    index = dict(load_names())
+    assert index, "src/rootcause/data/atlas/names.json.xz is missing: run `rootcause atlas names`"
+    return index
+
+
+def test_shipped_names_index_holds_the_audit_facts() -> None:
+    index = _shipped()
+    transformers, hub, torch = index["transformers"], index["huggingface_hub"], index["torch"]
+    # torchscript: a config keyword of transformers 4, absent from 5
+    assert transformers.span("kwarg", "torchscript")[1].startswith("4.")  # type: ignore[index]
+    assert transformers.latest not in transformers.releases_with("kwarg", "torchscript")
+    # huggingface-cli: in 0.x, gone from 1.0 (1.33 briefly shipped a stub that only says it is deprecated)
+    assert "1.0.0" in hub.releases and "1.0.0" not in hub.releases_with("script", "huggingface-cli")
+    assert hub.latest not in hub.releases_with("script", "huggingface-cli")
+    assert hub.span("script", "hf")[0].startswith("0.34.")  # type: ignore[index]
+    # torch: the flight recorder's variables from 2.2, torchfrtrace from 2.5
+    for name in ("TORCH_NCCL_TRACE_BUFFER_SIZE", "TORCH_NCCL_DUMP_ON_TIMEOUT"):
+        assert torch.span("env", name)[0].startswith("2.2."), name  # type: ignore[index]
+    assert torch.span("script", "torchfrtrace")[0].startswith("2.5.")  # type: ignore[index]
+
+
+def _canon_entry(entry_id: str) -> Entry:
+    from rootcause.adapters.loading import load_entries
+
+    return next(e for e in load_entries([]) if e.id == entry_id)
+
+
+def test_audit_workarounds_warn_once_their_bounds_are_removed() -> None:
+    index = _shipped()
+    for entry_id, needle, code in [
+        ("pytorch/jit-trace-unsupported-io-type", "torchscript=True", "RC602"),
+        ("pytorch/nccl-watchdog-failure-detected", "TORCH_NCCL_TRACE_BUFFER_SIZE", "RC603"),
+    ]:
+        entry = _canon_entry(entry_id)
+        assert check_freshness([(entry, entry_id)], index) == []
+        n = next(i for i, w in enumerate(entry.workarounds) if needle in w.how)
+        bare = entry.model_copy(update={"versions": []})
+        workarounds = list(bare.workarounds)
+        workarounds[n] = workarounds[n].model_copy(update={"requires": None, "condition": None})
+        found = check_freshness([(bare.model_copy(update={"workarounds": workarounds}), entry_id)], index)
+        assert any(c == code and needle.split("=")[0] in m for _, c, m in found), found
+
+
+def test_shipped_canon_has_no_stale_advice() -> None:
+    from rootcause.adapters.loading import load_entries
+
+    assert check_freshness([(e, e.id) for e in load_entries([])], _shipped()) == []

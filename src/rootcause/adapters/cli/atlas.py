@@ -66,15 +66,20 @@ def build(
         names, cache, out, since=since, artifacts_dir=artifacts, nccl_repo=nccl_repo, latest=latest, progress=progress
     )
     elapsed = time.monotonic() - started
-    click.echo(
+    _finish(
         f"atlas: {report.templates} templates -> {out} ({out.stat().st_size / 1e6:.1f} MB); "
         f"{len(report.read)} releases read, {len(report.cached)} from cache, {len(report.unread)} unread, "
         f"{report.skipped_members} archive members skipped, {elapsed:.0f} s",
-        err=True,
+        report.unread,
     )
-    for what, why in report.unread.items():
+
+
+def _finish(summary: str, unread: dict[str, str]) -> None:
+    """The summary line, each release not read, and exit 1 when there was one."""
+    click.echo(summary, err=True)
+    for what, why in unread.items():
         click.echo(f"rootcause: unread: {what}: {why}", err=True)
-    if report.unread:
+    if unread:
         raise SystemExit(1)
 
 
@@ -131,12 +136,8 @@ def names(
         artifacts_dir=artifacts,
         progress=lambda line: click.echo(line, err=True),
     )
-    click.echo(
+    _finish(
         f"names: {out} ({out.stat().st_size / 1e6:.2f} MB); {len(report.read)} releases read, "
         f"{len(report.cached)} from cache, {len(report.unread)} unread, {time.monotonic() - started:.0f} s",
-        err=True,
+        report.unread,
     )
-    for what, why in report.unread.items():
-        click.echo(f"rootcause: unread: {what}: {why}", err=True)
-    if report.unread:
-        raise SystemExit(1)
