@@ -270,3 +270,20 @@ def test_shipped_canon_has_no_stale_advice() -> None:
     from rootcause.adapters.loading import load_entries
 
     assert check_freshness([(e, e.id) for e in load_entries([])], _shipped()) == []
+
+
+def test_choose_releases_newest_minors_last_of_earlier_majors_and_named_minors() -> None:
+    from rootcause.adapters.atlas.names_build import choose_releases
+    from rootcause.adapters.atlas.pypi import Artifact
+
+    versions = ["0.36.2", "1.0.0", "1.33.0", "2.0.0", "2.1.1", "2.2.0", "2.3.0"]
+    artifacts = [Artifact("p", v, f"p-{v}.whl", "", "0" * 64, 1) for v in versions]
+    chosen = [a.version for a in choose_releases(artifacts, 2, also=("1.0",))]
+    assert chosen == ["0.36.2", "1.0.0", "1.33.0", "2.2.0", "2.3.0"]
+    assert [a.version for a in choose_releases(artifacts, 1, since="2.1")] == [
+        "0.36.2",
+        "1.33.0",
+        "2.1.1",
+        "2.2.0",
+        "2.3.0",
+    ]

@@ -161,8 +161,10 @@ def choose_releases(
     what advice most often still names), the minors named in `also` (`2.2`), and every minor from `since`."""
     newest = artifacts[-latest:]
     last_of_major: dict[int, pypi.Artifact] = {}
+    newest_major = min((Version(a.version).major for a in newest), default=0)
     for a in artifacts[: len(artifacts) - len(newest)]:
-        last_of_major[Version(a.version).major] = a
+        if Version(a.version).major < newest_major:
+            last_of_major[Version(a.version).major] = a
     chosen = {a.version for a in [*last_of_major.values(), *newest]}
     for a in artifacts:
         v = Version(a.version)
