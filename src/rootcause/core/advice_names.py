@@ -100,7 +100,9 @@ def script_items(text: str) -> list[NamedItem]:
         words = line.split()
         while words and re.fullmatch(r"[A-Z][A-Z0-9_]*=\S*", words[0]):
             words = words[1:]  # X=1 cmd
-        if len(words) >= 2 and _SHELL_WORD.match(words[0]) and words[0] not in _NOT_SCRIPTS:
+        if len(words) < 2 or words[1][:1] in ("=", "+", "*", "/", ":", "%"):
+            continue  # `sample = (...)`: Python, not a command
+        if _SHELL_WORD.match(words[0]) and words[0] not in _NOT_SCRIPTS:
             out.append(NamedItem("script", words[0]))
     return out
 

@@ -114,8 +114,8 @@ class Freshness:
             where = self._chain_at(names, parts, from_module=False)
         else:
             return set()
-        if item.kind == "kwarg":
-            return where & self._at(names, "kwarg", item.name) if where else set()
+        if item.kind == "kwarg":  # a parameter, a **kwargs key, or a dataclass field (a public name of the class)
+            return where & (self._at(names, "kwarg", item.name) | self._at(names, "symbol", item.name))
         return where
 
 
@@ -204,10 +204,14 @@ def _judge(field: str, item: NamedItem, found: list[Presence], specs: Specs, sai
     )]  # fmt: skip
 
 
-def _restricted(found: list[Presence], named: set[str]) -> list[Presence]:
-    """An env var read by several packages (vLLM copies torch's): the packages the entry is about, if any."""
-    mine = [p for p in found if canonicalize_name(p.package) in named]
-    return mine or found
+def _env_presences(found: list[Presence], named: set[str]) -> list[Presence]:
+    """An env var: gone only when no package's latest release has it; new only in a package the entry's bounds
+    name (a literal that vLLM copies from NCCL's docs does not date NCCL's variable)."""
+    if any(not p.gone for p in found):
+        return [p for p in found if canonicalize_name(p.package) in named and not p.gone] or [
+            p for p in found if not p.gone and not p.new
+        ]
+    return found
 
 
 def check_freshness(entries: Iterable[tuple[Entry, str]], index: NamesIndex) -> list[Finding]:
@@ -228,7 +232,7 @@ def check_freshness(entries: Iterable[tuple[Entry, str]], index: NamesIndex) -> 
             for item in named_items(text):
                 found = fresh.presences(item)
                 if item.kind == "env":
-                    found = _restricted(found, named)
+                    found = _env_presences(found, named)
                 said = _bounds([], [text])
                 out += [(path, code, message) for code, message in _judge(field, item, found, specs, said)]
     return out
