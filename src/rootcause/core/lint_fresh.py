@@ -207,10 +207,10 @@ def _judge(field: str, item: NamedItem, found: list[Presence], specs: Specs, sai
 def _env_presences(found: list[Presence], named: set[str]) -> list[Presence]:
     """An env var: gone only when no package's latest release has it; new only in a package the entry's bounds
     name (a literal that vLLM copies from NCCL's docs does not date NCCL's variable)."""
+    if any(not p.gone and not p.new for p in found):
+        return found  # some package has read it all along (CUDA_HOME: torch's cpp_extension)
     if any(not p.gone for p in found):
-        return [p for p in found if canonicalize_name(p.package) in named and not p.gone] or [
-            p for p in found if not p.gone and not p.new
-        ]
+        return [p for p in found if canonicalize_name(p.package) in named and not p.gone]
     return found
 
 
