@@ -129,7 +129,7 @@ def _excluded(specs: Iterable[tuple[str, SpecifierSet]], package: str, version: 
     return any(canonicalize_name(p) == name and not spec.contains(v, prereleases=True) for p, spec in specs)
 
 
-_CONDITION_SPEC = re.compile(r"(?P<name>[A-Za-z][\w.-]*)\s*(?P<spec>(?:[<>=!~]=?\s*\d[\w.*]*\s*,?\s*)+)")
+_CONDITION_SPEC = re.compile(r"(?P<name>[A-Za-z][\w.-]*)\s*(?P<spec>(?:[<>=!~]=?\s*\d+(?:\.(?:\d+|\*))*\s*,?\s*)+)")
 
 
 def _bounds(requirements: Iterable[str | None], conditions: Iterable[str | None]) -> Specs:
