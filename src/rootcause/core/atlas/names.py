@@ -210,8 +210,7 @@ class PackageNames:
 
     @classmethod
     def from_json(cls, doc: Mapping) -> PackageNames:
-        names = {k: {n: [(int(a), int(b)) for a, b in ivs] for n, ivs in v.items()} for k, v in doc["names"].items()}
-        return cls(tuple(doc["releases"]), names)
+        return cls(tuple(doc["releases"]), doc["names"])  # [first, last] lists, read as they are (300k names)
 
 
 NamesIndex = Mapping[str, PackageNames]  # package -> its names
