@@ -12,9 +12,12 @@ from dataclasses import dataclass
 from packaging.requirements import Requirement
 
 from rootcause.core import normalize
+from rootcause.core.advice_names import env_vars_in
 from rootcause.core.atlas.bounds import AtlasBounds
+from rootcause.core.atlas.names import NamesIndex
 from rootcause.core.diagnosis import diagnose_text
 from rootcause.core.lint_atlas import check_atlas_bounds
+from rootcause.core.lint_fresh import check_freshness
 from rootcause.core.lint_heads import check_first_sentence
 from rootcause.core.lint_links import check_linked_advice, grounded_link_first
 from rootcause.core.matching.index import CompiledIndex
@@ -71,6 +74,12 @@ CHECKS: dict[str, tuple[str, str]] = {
     ),
     "RC511": ("error", "a generation names an atlas template that the atlas does not hold, or of another package"),
     "RC601": ("error", "an environment variable in a workaround that nothing really reads"),
+    "RC602": (
+        "warning",
+        "advice names an API, keyword, env var or command that its package's latest release no longer has, "
+        "and no version bound leaves that release out",
+    ),
+    "RC603": ("warning", "advice names something that only newer releases have, and no version bound says so"),
     "RC701": ("error", "a related link to an id that does not exist"),
     "RC702": ("error", "an empty dead end or workaround action"),
     "RC801": ("error", "verification claims more than the evidence shows"),
@@ -86,14 +95,6 @@ HARDWARE_OR_OS = re.compile(
     r"nvidia|gpu|cpu|x86_64|aarch64|arm64)$",
     re.IGNORECASE,
 )
-# Variables set or read in a workaround: export X=, X=val cmd, os.environ["X"], $X, env X
-_NAME = r"(?P<name>[A-Z][A-Z0-9]*_[A-Z0-9_]*[A-Z0-9])"
-ENV_VAR_USES = [
-    re.compile(r"\b(?:export|set)\s+" + _NAME + r"\b"),  # export X=1, set X=1
-    re.compile(r"(?:^|[\s;(&|`'\"])" + _NAME + r"=(?=\S)"),  # X=1 cmd
-    re.compile(r"os\.(?:environ(?:\.get|\.setdefault)?\(?\[?|getenv\()\s*['\"]" + _NAME + r"['\"]"),
-    re.compile(r"\$\{?" + _NAME + r"\b"),  # $X, ${X}
-]
 SIMILAR = 0.9
 
 
@@ -129,11 +130,6 @@ def code_for_field(field: str | None, message: str) -> str:
     if "patterns" in f:
         return "RC101"
     return "RC001"
-
-
-def _env_vars_in(text: str) -> set[str]:
-    """Variables a text sets or reads: export X=, X=val cmd, os.environ["X"], $X."""
-    return {m["name"] for rx in ENV_VAR_USES for m in rx.finditer(text)}
 
 
 def _commands_in(text: str) -> set[str]:
@@ -250,7 +246,7 @@ def check_entry(entry: Entry, path: str, *, known_env: set[str], known_ids: set[
     work_cmds: set[str] = set()
     work_actions: set[str] = set()
     for n, w in enumerate(entry.workarounds):
-        names = _env_vars_in(w.how) | _env_vars_in(w.action)
+        names = env_vars_in(w.how) | env_vars_in(w.action)
         for name in sorted(names - known_env):
             add("RC601", f"workarounds.{n} names {name}, which is not on the list of variables that are really read")
         work_vars |= names
@@ -258,7 +254,7 @@ def check_entry(entry: Entry, path: str, *, known_env: set[str], known_ids: set[
         work_actions.add(" ".join(w.action.lower().split()))
     for n, d in enumerate(entry.dead_ends):
         action = " ".join(d.action.lower().split())
-        clash = (_env_vars_in(d.action) & work_vars) or (_commands_in(d.action) & work_cmds)
+        clash = (env_vars_in(d.action) & work_vars) or (_commands_in(d.action) & work_cmds)
         if action in work_actions:
             clash = {d.action}
         if clash:
@@ -383,9 +379,11 @@ def lint_entries(
     read_cited: CitedReader | None = None,
     reproducers: Mapping[str, list[Reproducer]] | None = None,
     atlas: AtlasBounds | None = None,
+    names: NamesIndex | None = None,
 ) -> list[LintFinding]:
     """Lint parsed entries. ``reproducers`` (entry id -> what the adapter found) turns on RC802/RC803; ``atlas``
-    (what the adapter read of the message atlas) turns on RC509-RC511."""
+    (what the adapter read of the message atlas) turns on RC509-RC511; ``names`` (the names index of released
+    packages) turns on RC602/RC603."""
     entries = {e.id: (e, path) for e, path in loaded}
     ids = set(entries)
     out: list[LintFinding] = []
@@ -409,4 +407,5 @@ def lint_entries(
     out += check_duplicates(entries)
     out += [LintFinding(path, code, message) for path, code, message in check_linked_advice(entries)]
     out += check_normalisers()
+    out += [LintFinding(path, code, message) for path, code, message in check_freshness(entries.values(), names or {})]
     return sorted(out, key=lambda f: (f.path, f.code, f.message))

@@ -12,6 +12,7 @@ import re
 import urllib.error
 import urllib.parse
 import urllib.request
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -69,7 +70,18 @@ def release_series(version: Version) -> tuple[int, ...]:
     return (version.major, version.minor)
 
 
-def latest_minors(package: str, data: dict, since: int) -> list[Artifact]:
+Picker = Callable[[str, list[dict]], dict | None]
+
+
+def linux_first(package: str, files: list[dict]) -> dict | None:
+    """The smallest Linux x86_64 wheel (CUDA builds: what only they compile in, such as NCCL's env vars),
+    else pick_artifact's choice."""
+    usable = [f for f in files if not f.get("yanked") and f.get("digests", {}).get("sha256")]
+    linux = [f for f in usable if re.search(r"linux\w*_x86_64\.whl$", f["filename"])]
+    return min(linux, key=lambda f: f["size"]) if linux else pick_artifact(package, files)
+
+
+def latest_minors(package: str, data: dict, since: int, pick: Picker = pick_artifact) -> list[Artifact]:
     """The latest patch of every minor release (finals only), uploaded in `since` or later (torch: from 1.0)."""
     best: dict[tuple[int, ...], tuple[Version, str]] = {}
     for text, files in data.get("releases", {}).items():
@@ -91,14 +103,14 @@ def latest_minors(package: str, data: dict, since: int) -> list[Artifact]:
                 continue
         elif min(f.get("upload_time", "9999")[:4] for f in files) < str(since):
             continue
-        chosen = pick_artifact(package, files)
+        chosen = pick(package, files)
         if chosen is not None:
             sha = chosen["digests"]["sha256"]
             out.append(Artifact(package, text, chosen["filename"], chosen["url"], sha, chosen["size"]))
     return out
 
 
-def pypi_releases(package: str, since: int) -> list[Artifact]:
+def pypi_releases(package: str, since: int, pick: Picker = pick_artifact) -> list[Artifact]:
     """The releases of `package` to read, oldest first, from PyPI's JSON API."""
     url = PYPI.format(package=canonicalize_name(package))
     try:
@@ -110,7 +122,7 @@ def pypi_releases(package: str, since: int) -> list[Artifact]:
         raise StoreError(f"{url}: HTTP {exc.code}") from exc
     except (urllib.error.URLError, TimeoutError, OSError, ValueError) as exc:
         raise StoreError(f"{url}: {exc}") from exc
-    found = latest_minors(package, data, since)
+    found = latest_minors(package, data, since, pick)
     # a mirror may give file URLs relative to the JSON document
     return [replace(a, url=urllib.parse.urljoin(url, a.url)) for a in found]
 

@@ -80,15 +80,20 @@ def build(
         progress=progress,
     )
     elapsed = time.monotonic() - started
-    click.echo(
+    _finish(
         f"atlas: {report.templates} templates -> {out} ({out.stat().st_size / 1e6:.1f} MB); "
         f"{len(report.read)} releases read, {len(report.cached)} from cache, {len(report.unread)} unread, "
         f"{report.skipped_members} archive members skipped, {elapsed:.0f} s",
-        err=True,
+        report.unread,
     )
-    for what, why in report.unread.items():
+
+
+def _finish(summary: str, unread: dict[str, str]) -> None:
+    """The summary line, each release not read, and exit 1 when there was one."""
+    click.echo(summary, err=True)
+    for what, why in unread.items():
         click.echo(f"rootcause: unread: {what}: {why}", err=True)
-    if report.unread:
+    if unread:
         raise SystemExit(1)
 
 
@@ -141,4 +146,64 @@ def link(paths: tuple[Path, ...], atlas_file: Path | None, write_bounds: bool, d
         f"{len(report.bounds_changed)} bounds and {report.sources_written} bounds sources written; "
         f"{len(report.files_written)} files {'would change' if dry_run else 'written'}",
         err=True,
+    )
+
+
+def _package_values(option: str, items: tuple[str, ...]) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    for item in items:
+        package, _, value = item.partition("=")
+        if not package.strip() or not value.strip():
+            raise UsageError(f"{option} {item}: expected PKG=VALUE")
+        out.append((package.strip(), value.strip()))
+    return out
+
+
+@atlas.command()
+@click.option("--packages", default="", help="Comma-separated PyPI names (default: those the canon's advice names).")
+@click.option("--cache", type=click.Path(path_type=Path), default=None, help="Download and extraction cache.")
+@click.option("--out", type=click.Path(path_type=Path), help="Names index to write or update (.xz: compressed).")
+@click.option("--latest", type=click.IntRange(min=1), default=6, show_default=True, help="Newest N minors of each.")
+@click.option("--since", "since", multiple=True, metavar="PKG=VERSION", help="Every minor of PKG from VERSION on.")
+@click.option("--also", "also", multiple=True, metavar="PKG=MINOR,…", help="These minors of PKG too (torch=2.1,2.2).")
+@click.option("--artifacts", type=DIR, default=None, help="Read wheels/sdists from this folder, not PyPI.")
+def names(
+    packages: str,
+    cache: Path | None,
+    out: Path | None,
+    latest: int,
+    since: tuple[str, ...],
+    also: tuple[str, ...],
+    artifacts: Path | None,
+) -> None:
+    """Write the names index: the APIs, keywords, env vars and scripts each chosen release defines.
+
+    Chosen releases: the newest --latest minors, the last minor of every earlier major, and the minors
+    of --also (by default the ones around the names audited in issue 20: torch 2.1, 2.2, 2.4, 2.5;
+    huggingface_hub 0.33, 0.34, 1.0). `lint` warns (RC602, RC603) when advice names something its
+    package's latest release lacks. Exit 0 when every release was read, 1 when some could not be, 2 on bad arguments."""
+    from rootcause.adapters.atlas import names_build
+    from rootcause.adapters.loading import cache_dir
+
+    chosen = [p.strip() for p in packages.split(",") if p.strip()] or list(names_build.PACKAGES)
+    floors = dict(_package_values("--since", since))
+    extra = {p: tuple(v.strip() for v in value.split(",") if v.strip()) for p, value in _package_values("--also", also)}
+    if artifacts is not None and not artifacts.is_dir():
+        raise UsageError(f"--artifacts {artifacts}: no such folder")
+    out = out or names_build.SHIPPED
+    started = time.monotonic()
+    report = names_build.build_names(
+        chosen,
+        cache or cache_dir() / "atlas",
+        out,
+        latest=latest,
+        since=floors,
+        also=extra,
+        artifacts_dir=artifacts,
+        progress=lambda line: click.echo(line, err=True),
+    )
+    _finish(
+        f"names: {out} ({out.stat().st_size / 1e6:.2f} MB); {len(report.read)} releases read, "
+        f"{len(report.cached)} from cache, {len(report.unread)} unread, {time.monotonic() - started:.0f} s",
+        report.unread,
     )

@@ -131,7 +131,21 @@ def fmt(paths: tuple[Path, ...], check: bool, canon: tuple[str, ...]) -> None:
     help="Message atlas the generations' bounds are checked against (default: ROOTCAUSE_ATLAS, else the shipped one).",
 )
 @click.option("--no-atlas", is_flag=True, help="Do not check bounds against the message atlas (RC509-RC511).")
-def lint(paths: tuple[Path, ...], output: str, canon: tuple[str, ...], atlas_file: str | None, no_atlas: bool) -> None:
+@click.option(
+    "--names",
+    "names_path",
+    type=click.Path(path_type=Path, dir_okay=False, exists=True),
+    default=None,
+    help="Names index for RC602/RC603 (default: the shipped data/atlas/names.json.xz).",
+)
+def lint(
+    paths: tuple[Path, ...],
+    output: str,
+    canon: tuple[str, ...],
+    atlas_file: str | None,
+    no_atlas: bool,
+    names_path: Path | None,
+) -> None:
     """Check the canon: schema, patterns, examples, collisions, duplicates, contradictions, content.
 
     Without PATH, inside a source checkout its src/rootcause/canon is checked (not the installed copy).
@@ -163,12 +177,15 @@ def lint(paths: tuple[Path, ...], output: str, canon: tuple[str, ...], atlas_fil
         entry.id: [load_reproducer(entry.id, ref.folder, reproducers_root(path)) for ref in entry.reproducers]
         for entry, path in loaded.values()
     }
+    from rootcause.adapters.atlas.names_build import load_names
+
     problems += lint_entries(
         loaded.values(),
         known_env=known_env_vars(),
         reproducers=found,
         read_cited=cited_fixture_reader(roots),
         atlas=None if no_atlas else _atlas_bounds(atlas_file, [entry for entry, _ in loaded.values()]),
+        names=load_names(names_path),
     )
     errors = [p for p in problems if p.severity == "error"]
     if output == "json":
