@@ -16,6 +16,7 @@ content digest differs.
 from __future__ import annotations
 
 import functools
+import hashlib
 import os
 import pickle
 import threading
@@ -23,17 +24,21 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from rootcause.adapters.canon_files import (
+from rootcause.adapters.canon_paths import (
     CANON_ENV,
     builtin_canon_dir,
     canon_dirs,
     iter_entry_files,
-    load_canon,
     write_atomic_bytes,
 )
+from rootcause.core.matching import heads, lexical, patterns
+from rootcause.core.matching import index as index_module
 from rootcause.core.matching.index import CompiledIndex, index_cache_key
-from rootcause.core.model import Entry
+
+if TYPE_CHECKING:
+    from rootcause.core.model import Entry
 
 CACHE_ENV = "ROOTCAUSE_CACHE_DIR"
 NO_CACHE_ENV = "ROOTCAUSE_NO_CACHE"
@@ -61,7 +66,23 @@ def _canon_texts(roots: Iterable[Path]) -> list[tuple[str, str]]:
 
 
 def load_entries(extra: Iterable[str] = ()) -> list[Entry]:
+    from rootcause.adapters.canon_files import load_canon  # YAML and validation: only when the cache cannot serve
+
     return [loaded.entry for loaded in load_canon(list(extra))]
+
+
+@functools.cache
+def _code_digest() -> str:
+    """The source of the modules that derive what the index cache holds (patterns, heads, the lexical index): a
+    change to them in a checkout invalidates the cache as a new version would."""
+    digest = hashlib.sha256()
+    for module in (index_module, heads, lexical, patterns):
+        source = getattr(module, "__file__", None)
+        try:
+            digest.update(Path(source).read_bytes() if source else module.__name__.encode())
+        except OSError:
+            digest.update(module.__name__.encode())
+    return digest.hexdigest()[:16]
 
 
 # -- the stamp: what changes when a canon folder does ---------------------------------------------
@@ -174,22 +195,33 @@ def _unchanged(held: HeldCanon, now: float) -> bool:
     return True
 
 
-def _build(roots: tuple[Path, ...], extra: list[str], key: str) -> tuple[list[Entry], CompiledIndex]:
+def _build(roots: tuple[Path, ...], extra: list[str], key: str, lazy_regex: bool) -> tuple[list[Entry], CompiledIndex]:
     """Entries and index for a content digest: from the disk cache, or parsed and compiled (and cached)."""
     if os.environ.get(NO_CACHE_ENV):
         entries = load_entries(extra)
-        return entries, CompiledIndex(entries)
-    path = cache_dir() / f"index-{key}.pickle"
+        return entries, CompiledIndex(entries, lazy_regex=lazy_regex)
+    path = cache_dir() / f"index-{key}-{_code_digest()}.pickle"
     if path.is_file():
         try:
             payload = pickle.loads(path.read_bytes())  # our own file, written below
-            index = CompiledIndex(payload["entries"], hs_blob=payload["hyperscan"], lexical=payload["lexical"])
+            index = CompiledIndex(
+                payload["entries"],
+                hs_blob=payload["hyperscan"],
+                lexical=payload["lexical"],
+                derived=payload["patterns"],
+                lazy_regex=lazy_regex,
+            )
             return list(payload["entries"]), index
         except Exception:  # a stale or damaged cache is rebuilt, never trusted
             path.unlink(missing_ok=True)
     entries = load_entries(extra)
-    index = CompiledIndex(entries)
-    payload = {"entries": entries, "hyperscan": index.hyperscan_blob(), "lexical": index.lexical}
+    index = CompiledIndex(entries, lazy_regex=lazy_regex)
+    payload = {
+        "entries": entries,
+        "hyperscan": index.hyperscan_blob(),
+        "lexical": index.lexical,
+        "patterns": index.derived_patterns(),
+    }
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         write_atomic_bytes(path, pickle.dumps(payload))
@@ -201,8 +233,9 @@ def _build(roots: tuple[Path, ...], extra: list[str], key: str) -> tuple[list[En
     return entries, index
 
 
-def held_canon(extra: Iterable[str] = ()) -> HeldCanon:
-    """The canon of the shipped, ROOTCAUSE_CANON and extra folders, held in this process."""
+def held_canon(extra: Iterable[str] = (), *, lazy_regex: bool = False) -> HeldCanon:
+    """The canon of the shipped, ROOTCAUSE_CANON and extra folders, held in this process. ``lazy_regex``: a
+    newly loaded index compiles each pattern's RE2 when first needed (CompiledIndex)."""
     extra = [os.fspath(p) for p in extra]
     name = (os.environ.get(CANON_ENV, ""), *extra)
     now = time.monotonic()
@@ -217,7 +250,7 @@ def held_canon(extra: Iterable[str] = ()) -> HeldCanon:
         if held is not None and held.key == key:  # touched, not changed
             entries, index = held.entries, held.index
         else:
-            entries, index = _build(roots, extra, key)
+            entries, index = _build(roots, extra, key, lazy_regex)
         held = HeldCanon(roots, key, entries, index, shipped_folders, shipped_stamp, extra_stamp, now, files_stamp)
         _held.pop(name, None)
         _held[name] = held
@@ -226,9 +259,11 @@ def held_canon(extra: Iterable[str] = ()) -> HeldCanon:
         return held
 
 
-def load_index(extra: Iterable[str] = ()) -> CompiledIndex:
-    """The compiled index for the shipped canon plus extra folders (held in the process, cached on disk)."""
-    return held_canon(extra).index
+def load_index(extra: Iterable[str] = (), *, lazy_regex: bool = False) -> CompiledIndex:
+    """The compiled index for the shipped canon plus extra folders (held in the process, cached on disk).
+    ``lazy_regex`` suits a process that diagnoses once (the CLI): compiling every pattern's RE2 up front is a
+    tenth of a second it would mostly not use; a held index (the API) compiles them when loaded."""
+    return held_canon(extra, lazy_regex=lazy_regex).index
 
 
 def forget_held() -> None:
