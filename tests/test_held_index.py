@@ -9,7 +9,7 @@ import pytest
 
 import rootcause
 from rootcause.adapters.canon_files import builtin_canon_dir
-from rootcause.adapters.loading import forget_held, held_canon, load_index
+from rootcause.adapters.loading import CachedEntries, forget_held, held_canon, load_index
 from rootcause.core.diagnosis import diagnose_text
 
 ENTRY_ID = "pytorch/nccl-communicator-aborted"
@@ -71,13 +71,16 @@ def test_an_index_from_the_disk_cache_with_lazy_patterns_matches_as_a_fresh_one(
     (tmp_path / "extra").mkdir()
     forget_held()
     built = load_index(canon)  # parsed, compiled, written to the cache
+    built_entries = held_canon(canon).entries
     assert list((tmp_path / "cache").glob("index-*.pickle"))
     forget_held()
-    cached = load_index(canon, lazy_regex=True)
+    cached = load_index(canon, lazy=True)
     assert cached is not built
     assert cached.patterns == built.patterns and cached.n_scanned == built.n_scanned
     assert any(p.truncated for p in cached.patterns)
     assert all(rx is None for rx in cached._rx)  # nothing compiled before it is needed
+    assert isinstance(cached.entries, CachedEntries) and not cached.entries._loaded  # nor unpickled
+    assert list(cached.entries) == list(built.entries)
     texts = [OTHER]
     for entry in list(built.entries.values())[::8]:  # whole examples, and cut short (the derived heads' work)
         text = entry.examples[0].text
@@ -87,4 +90,6 @@ def test_an_index_from_the_disk_cache_with_lazy_patterns_matches_as_a_fresh_one(
         assert got == [(f.id, f.matched_by, f.score) for f in diagnose_text(text, built).findings], text
     assert any(rx is not None for rx in cached._rx)
     assert any(rx is not None for p, rx in zip(cached.patterns, cached._rx, strict=True) if p.truncated)
+    assert 0 < len(cached.entries._loaded) < len(cached.entries)  # the matched ones only
+    assert held_canon(canon).entries == built_entries  # withdrawn ones too, in the same order
     forget_held()

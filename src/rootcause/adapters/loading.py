@@ -17,14 +17,15 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import importlib.util
 import os
 import pickle
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rootcause.adapters.canon_paths import (
     CANON_ENV,
@@ -33,8 +34,6 @@ from rootcause.adapters.canon_paths import (
     iter_entry_files,
     write_atomic_bytes,
 )
-from rootcause.core.matching import heads, lexical, patterns
-from rootcause.core.matching import index as index_module
 from rootcause.core.matching.index import CompiledIndex, index_cache_key
 
 if TYPE_CHECKING:
@@ -71,17 +70,27 @@ def load_entries(extra: Iterable[str] = ()) -> list[Entry]:
     return [loaded.entry for loaded in load_canon(list(extra))]
 
 
+# the modules whose code shapes what the index cache holds: the entries' class, the derived patterns, the lexical index
+DERIVING_MODULES = (
+    "rootcause.core.model",
+    "rootcause.core.matching.index",
+    "rootcause.core.matching.heads",
+    "rootcause.core.matching.patterns",
+    "rootcause.core.matching.lexical",
+)
+
+
 @functools.cache
 def _code_digest() -> str:
-    """The source of the modules that derive what the index cache holds (patterns, heads, the lexical index): a
-    change to them in a checkout invalidates the cache as a new version would."""
+    """A digest of DERIVING_MODULES' source: a change to them in a checkout invalidates the cache as a new version
+    would (the cache holds pickled entries, read one by one when a diagnosis asks, and derived patterns)."""
     digest = hashlib.sha256()
-    for module in (index_module, heads, lexical, patterns):
-        source = getattr(module, "__file__", None)
+    for name in DERIVING_MODULES:
+        spec = importlib.util.find_spec(name)
         try:
-            digest.update(Path(source).read_bytes() if source else module.__name__.encode())
+            digest.update(Path(spec.origin).read_bytes() if spec is not None and spec.origin else name.encode())
         except OSError:
-            digest.update(module.__name__.encode())
+            digest.update(name.encode())
     return digest.hexdigest()[:16]
 
 
@@ -139,19 +148,48 @@ def _unchanged_folders(stamp: Stamp) -> bool:
     return True
 
 
+class CachedEntries(Mapping[str, "Entry"]):
+    """Entries by id, read from the index cache's per-entry pickles when first asked for: a diagnosis looks up the
+    few it matched, and unpickling all 500 validated entries was a sixth of a cold `rootcause diagnose`."""
+
+    def __init__(self, blobs: dict[str, bytes], loaded: dict[str, Entry]) -> None:
+        self._blobs = blobs
+        self._loaded = loaded  # shared by the views of one cache (every entry, the live ones)
+
+    def __getitem__(self, entry_id: str) -> Entry:
+        entry = self._loaded.get(entry_id)
+        if entry is None:
+            entry = self._loaded[entry_id] = pickle.loads(self._blobs[entry_id])  # our own file's bytes
+        return entry
+
+    def __contains__(self, entry_id: object) -> bool:
+        return entry_id in self._blobs
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._blobs)
+
+    def __len__(self) -> int:
+        return len(self._blobs)
+
+
 @dataclass
 class HeldCanon:
-    """One canon folder list as loaded: its entries (withdrawn ones too), its index, its digest."""
+    """One canon folder list as loaded: its entries by id (withdrawn ones too), its index, its digest."""
 
     roots: tuple[Path, ...]
     key: str
-    entries: list[Entry]
+    catalog: Mapping[str, Entry]
     index: CompiledIndex
     shipped_folders: list[Path]  # the shipped canon's folders, stat'ed at most once a second
     shipped_stamp: Stamp  # ... and their stamp
     extra_stamp: Stamp  # the extra folders and files, stat'ed on every call
     files_checked: float  # monotonic time of the last full stamp of the shipped canon's files
     files_stamp: Stamp
+
+    @property
+    def entries(self) -> list[Entry]:
+        """Every entry, withdrawn ones too, in id order."""
+        return list(self.catalog.values())
 
 
 _held: dict[tuple[str, ...], HeldCanon] = {}  # by ROOTCAUSE_CANON and the extra folders
@@ -195,29 +233,44 @@ def _unchanged(held: HeldCanon, now: float) -> bool:
     return True
 
 
-def _build(roots: tuple[Path, ...], extra: list[str], key: str, lazy_regex: bool) -> tuple[list[Entry], CompiledIndex]:
+def _from_cache(payload: dict[str, Any], lazy: bool) -> tuple[Mapping[str, Entry], CompiledIndex]:
+    blobs = {entry_id: blob for entry_id, _, blob in payload["entries"]}
+    live = {entry_id: blob for entry_id, withdrawn, blob in payload["entries"] if not withdrawn}
+    if lazy:
+        loaded: dict[str, Entry] = {}
+        catalog: Mapping[str, Entry] = CachedEntries(blobs, loaded)
+        live_entries: Mapping[str, Entry] = CachedEntries(live, loaded)
+    else:
+        catalog = {entry_id: pickle.loads(blob) for entry_id, blob in blobs.items()}  # our own file's bytes
+        live_entries = {entry_id: catalog[entry_id] for entry_id in live}
+    index = CompiledIndex(
+        live_entries,
+        hs_blob=payload["hyperscan"],
+        lexical=payload["lexical"],
+        derived=payload["patterns"],
+        lazy_regex=lazy,
+    )
+    return catalog, index
+
+
+def _build(
+    roots: tuple[Path, ...], extra: list[str], key: str, lazy: bool
+) -> tuple[Mapping[str, Entry], CompiledIndex]:
     """Entries and index for a content digest: from the disk cache, or parsed and compiled (and cached)."""
     if os.environ.get(NO_CACHE_ENV):
         entries = load_entries(extra)
-        return entries, CompiledIndex(entries, lazy_regex=lazy_regex)
+        return {e.id: e for e in entries}, CompiledIndex(entries, lazy_regex=lazy)
     path = cache_dir() / f"index-{key}-{_code_digest()}.pickle"
     if path.is_file():
         try:
-            payload = pickle.loads(path.read_bytes())  # our own file, written below
-            index = CompiledIndex(
-                payload["entries"],
-                hs_blob=payload["hyperscan"],
-                lexical=payload["lexical"],
-                derived=payload["patterns"],
-                lazy_regex=lazy_regex,
-            )
-            return list(payload["entries"]), index
+            return _from_cache(pickle.loads(path.read_bytes()), lazy)  # our own file, written below
         except Exception:  # a stale or damaged cache is rebuilt, never trusted
             path.unlink(missing_ok=True)
     entries = load_entries(extra)
-    index = CompiledIndex(entries, lazy_regex=lazy_regex)
+    index = CompiledIndex(entries, lazy_regex=lazy)
     payload = {
-        "entries": entries,
+        # one pickle per entry, so that a diagnosis unpickles only those it matched (CachedEntries)
+        "entries": [(e.id, e.is_withdrawn, pickle.dumps(e, pickle.HIGHEST_PROTOCOL)) for e in entries],
         "hyperscan": index.hyperscan_blob(),
         "lexical": index.lexical,
         "patterns": index.derived_patterns(),
@@ -230,12 +283,12 @@ def _build(roots: tuple[Path, ...], extra: list[str], key: str, lazy_regex: bool
                 old.unlink(missing_ok=True)  # one cache per canon state
     except OSError:
         pass  # a read-only home still diagnoses, only slower
-    return entries, index
+    return {e.id: e for e in entries}, index
 
 
-def held_canon(extra: Iterable[str] = (), *, lazy_regex: bool = False) -> HeldCanon:
-    """The canon of the shipped, ROOTCAUSE_CANON and extra folders, held in this process. ``lazy_regex``: a
-    newly loaded index compiles each pattern's RE2 when first needed (CompiledIndex)."""
+def held_canon(extra: Iterable[str] = (), *, lazy: bool = False) -> HeldCanon:
+    """The canon of the shipped, ROOTCAUSE_CANON and extra folders, held in this process. ``lazy``: a newly loaded
+    canon unpickles each entry from the cache, and compiles each pattern's RE2, when first needed."""
     extra = [os.fspath(p) for p in extra]
     name = (os.environ.get(CANON_ENV, ""), *extra)
     now = time.monotonic()
@@ -248,10 +301,10 @@ def held_canon(extra: Iterable[str] = (), *, lazy_regex: bool = False) -> HeldCa
         shipped_folders, shipped_stamp, extra_stamp, files_stamp = _stamps(roots)
         key = index_cache_key(_canon_texts(roots))
         if held is not None and held.key == key:  # touched, not changed
-            entries, index = held.entries, held.index
+            catalog, index = held.catalog, held.index
         else:
-            entries, index = _build(roots, extra, key, lazy_regex)
-        held = HeldCanon(roots, key, entries, index, shipped_folders, shipped_stamp, extra_stamp, now, files_stamp)
+            catalog, index = _build(roots, extra, key, lazy)
+        held = HeldCanon(roots, key, catalog, index, shipped_folders, shipped_stamp, extra_stamp, now, files_stamp)
         _held.pop(name, None)
         _held[name] = held
         while len(_held) > HELD_CANONS:
@@ -259,11 +312,11 @@ def held_canon(extra: Iterable[str] = (), *, lazy_regex: bool = False) -> HeldCa
         return held
 
 
-def load_index(extra: Iterable[str] = (), *, lazy_regex: bool = False) -> CompiledIndex:
+def load_index(extra: Iterable[str] = (), *, lazy: bool = False) -> CompiledIndex:
     """The compiled index for the shipped canon plus extra folders (held in the process, cached on disk).
-    ``lazy_regex`` suits a process that diagnoses once (the CLI): compiling every pattern's RE2 up front is a
-    tenth of a second it would mostly not use; a held index (the API) compiles them when loaded."""
-    return held_canon(extra, lazy_regex=lazy_regex).index
+    ``lazy`` suits a process that diagnoses once (the CLI): unpickling every entry and compiling every pattern's
+    RE2 up front is a quarter of a second it would mostly not use; a held index (the API) does both when loaded."""
+    return held_canon(extra, lazy=lazy).index
 
 
 def forget_held() -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,7 +21,7 @@ from rootcause.core.matching.heads import MIN_HEAD, derive_heads, required_liter
 from rootcause.core.matching.lexical import LexicalIndex
 from rootcause.core.matching.patterns import compile_re2, group_names, literal_length, prefilter_source
 from rootcause.core.model import Entry
-from rootcause.core.triage.extract import KEYWORDS as TRIAGE_KEYWORDS
+from rootcause.core.triage.keywords import KEYWORDS as TRIAGE_KEYWORDS
 from rootcause.core.versions import ENV_HINT_REGEX
 from rootcause.errors import PatternError
 
@@ -70,7 +71,7 @@ class CompiledIndex:
 
     def __init__(
         self,
-        entries: list[Entry],
+        entries: list[Entry] | Mapping[str, Entry],
         hs_blob: bytes | None = None,
         lexical: LexicalIndex | None = None,
         *,
@@ -78,12 +79,16 @@ class CompiledIndex:
         derived: DerivedPatterns | None = None,
         lazy_regex: bool = False,
     ) -> None:
-        """``literal_above``: past this many scanned patterns, the prefilter takes one-line patterns' literals
-        (LITERAL_ABOVE), and each pattern's RE2 is compiled when first needed (an Entry's validator compiled it
-        once already). ``derived``: the patterns as ``derived_patterns()`` gave them for the same entries (a
-        cache), so that they are not derived again. ``lazy_regex``: compile each pattern's RE2 when first needed
-        whatever the canon's size (a short-lived process that confirms a few candidates: the CLI)."""
-        self.entries: dict[str, Entry] = {e.id: e for e in entries if not e.is_withdrawn}
+        """``entries``: a list (withdrawn entries are left out), or the live entries by id already (a cache's,
+        which may load each entry when first asked for). ``literal_above``: past this many scanned patterns, the
+        prefilter takes one-line patterns' literals (LITERAL_ABOVE), and each pattern's RE2 is compiled when first
+        needed (an Entry's validator compiled it once already). ``derived``: the patterns as ``derived_patterns()``
+        gave them for the same entries (a cache), so that they are not derived again. ``lazy_regex``: compile each
+        pattern's RE2 when first needed whatever the canon's size (a short-lived process that confirms a few
+        candidates: the CLI)."""
+        self.entries: Mapping[str, Entry] = (
+            entries if isinstance(entries, Mapping) else {e.id: e for e in entries if not e.is_withdrawn}
+        )
         if derived is None:
             derived = self._derive()
         self.patterns: list[CompiledPattern] = list(derived[0])
