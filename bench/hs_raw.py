@@ -34,14 +34,15 @@ def compile_db(out: Path, exact: bool) -> None:
     from rootcause.core.matching.patterns import prefilter_source
 
     index = load_index()
+    scanned = index.patterns[: index.n_scanned]  # the derived cut heads after them are tried on pastes only
     if exact:
         flags = hyperscan.HS_FLAG_MULTILINE | hyperscan.HS_FLAG_ALLOWEMPTY
-        every = [re.sub(r"\(\?P<[A-Za-z_]\w*>", "(", p.regex).encode() for p in index.patterns]
+        every = [re.sub(r"\(\?P<[A-Za-z_]\w*>", "(", p.regex).encode() for p in scanned]
         sources = [s for s in every if _compiles(s, flags)]
         print(f"{len(every) - len(sources)} of {len(every)} patterns left out (hyperscan cannot match them exactly)")
     else:
         flags = hyperscan.HS_FLAG_MULTILINE | hyperscan.HS_FLAG_PREFILTER | hyperscan.HS_FLAG_ALLOWEMPTY
-        sources = [prefilter_source(p.regex).encode() for p in index.patterns]
+        sources = [prefilter_source(p.regex).encode() for p in scanned]
     db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
     db.compile(expressions=sources, ids=list(range(len(sources))), elements=len(sources), flags=[flags] * len(sources))
     out.write_bytes(hyperscan.dumpb(db))

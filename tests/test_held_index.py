@@ -5,9 +5,12 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
+
 import rootcause
 from rootcause.adapters.canon_files import builtin_canon_dir
-from rootcause.adapters.loading import held_canon, load_index
+from rootcause.adapters.loading import CachedEntries, forget_held, held_canon, load_index
+from rootcause.core.diagnosis import diagnose_text
 
 ENTRY_ID = "pytorch/nccl-communicator-aborted"
 PROBE = "NCCL communicator was aborted on rank 3."
@@ -57,3 +60,36 @@ def test_changes_to_a_canon_folder_are_picked_up_and_a_touch_reloads_nothing(tmp
     stat = path.stat()
     os.utime(path, ns=(stat.st_atime_ns + 10**9, stat.st_mtime_ns + 10**9))
     assert load_index(canon) is edited
+
+
+def test_an_index_from_the_disk_cache_with_lazy_patterns_matches_as_a_fresh_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The CLI's path: patterns (the derived heads too) read back from the cache, each RE2 compiled on first use."""
+    monkeypatch.setenv("ROOTCAUSE_CACHE_DIR", str(tmp_path / "cache"))
+    canon = [str(tmp_path / "extra")]
+    (tmp_path / "extra").mkdir()
+    forget_held()
+    built = load_index(canon)  # parsed, compiled, written to the cache
+    built_entries = held_canon(canon).entries
+    assert list((tmp_path / "cache").glob("index-*.pickle"))
+    forget_held()
+    cached = load_index(canon, lazy=True)
+    assert cached is not built
+    assert cached.patterns == built.patterns and cached.n_scanned == built.n_scanned
+    assert any(p.truncated for p in cached.patterns)
+    assert all(rx is None for rx in cached._rx)  # nothing compiled before it is needed
+    assert isinstance(cached.entries, CachedEntries) and not cached.entries._loaded  # nor unpickled
+    assert list(cached.entries) == list(built.entries)
+    texts = [OTHER]
+    for entry in list(built.entries.values())[::8]:  # whole examples, and cut short (the derived heads' work)
+        text = entry.examples[0].text
+        texts += [text, text[: len(text) * 2 // 3]]
+    for text in texts:
+        got = [(f.id, f.matched_by, f.score) for f in diagnose_text(text, cached).findings]
+        assert got == [(f.id, f.matched_by, f.score) for f in diagnose_text(text, built).findings], text
+    assert any(rx is not None for rx in cached._rx)
+    assert any(rx is not None for p, rx in zip(cached.patterns, cached._rx, strict=True) if p.truncated)
+    assert 0 < len(cached.entries._loaded) < len(cached.entries)  # the matched ones only
+    assert held_canon(canon).entries == built_entries  # withdrawn ones too, in the same order
+    forget_held()

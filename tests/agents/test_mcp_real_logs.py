@@ -81,7 +81,7 @@ def index_once(monkeypatch: pytest.MonkeyPatch) -> Callable[[], None]:
 
     original = loading.load_index
     held: dict[str, Any] = {}
-    monkeypatch.setattr(loading, "load_index", lambda extra=(): held.get("index") or original(list(extra)))
+    monkeypatch.setattr(loading, "load_index", lambda extra=(), **_: held.get("index") or original(list(extra)))
 
     def load() -> None:
         held["index"] = original([])

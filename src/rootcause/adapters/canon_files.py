@@ -8,21 +8,24 @@ key order, so diffs show content changes only (``rootcause fmt``).
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import yaml
 from pydantic import ValidationError
 
+from rootcause.adapters.canon_paths import CANON_ENV as CANON_ENV  # re-exported: where the canon is
+from rootcause.adapters.canon_paths import SUFFIX as SUFFIX
+from rootcause.adapters.canon_paths import builtin_canon_dir as builtin_canon_dir
+from rootcause.adapters.canon_paths import canon_dirs as canon_dirs
+from rootcause.adapters.canon_paths import checkout_canon_dir as checkout_canon_dir
+from rootcause.adapters.canon_paths import iter_entry_files as iter_entry_files
+from rootcause.adapters.canon_paths import write_atomic as write_atomic
+from rootcause.adapters.canon_paths import write_atomic_bytes as write_atomic_bytes
 from rootcause.core.model import Entry
 from rootcause.errors import CanonError
-
-CANON_ENV = "ROOTCAUSE_CANON"
-SUFFIX = ".yaml"
-
 
 _BaseLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -98,33 +101,6 @@ class LoadedEntry:
     path: str
 
 
-def builtin_canon_dir() -> Path:
-    return Path(str(resources.files("rootcause") / "canon"))
-
-
-def checkout_canon_dir(start: Path | None = None) -> Path | None:
-    """The canon of the source checkout that holds ``start`` (the working folder by default): the
-    nearest folder above it with a pyproject.toml and src/rootcause/canon. None outside a checkout."""
-    here = (start or Path.cwd()).resolve()
-    for folder in (here, *here.parents):
-        candidate = folder / "src" / "rootcause" / "canon"
-        if (folder / "pyproject.toml").is_file() and candidate.is_dir():
-            return candidate
-    return None
-
-
-def canon_dirs(extra: Iterable[str | os.PathLike[str]] = ()) -> list[Path]:
-    """The shipped canon first, then ROOTCAUSE_CANON folders, then --canon folders.
-
-    Later folders override earlier ones for the same id.
-    """
-    dirs = [builtin_canon_dir()]
-    env = os.environ.get(CANON_ENV, "")
-    dirs += [Path(p) for p in env.split(os.pathsep) if p]
-    dirs += [Path(p) for p in extra]
-    return dirs
-
-
 def _line_of(node: yaml.Node | None, loc: tuple[int | str, ...]) -> int | None:
     """Follow a pydantic error location through the YAML node tree to a line."""
     line = node.start_mark.line + 1 if node is not None else None
@@ -186,13 +162,6 @@ def parse_entry(text: str, path: str, *, expected_id: str | None = None) -> Entr
     return entry
 
 
-def iter_entry_files(root: Path) -> Iterator[tuple[Path, str]]:
-    """Yield (file, id) for every entry file below a canon folder."""
-    for file in sorted(root.rglob(f"*{SUFFIX}")):
-        rel = file.relative_to(root).with_suffix("")
-        yield file, rel.as_posix()
-
-
 def load_file(file: Path, expected_id: str | None = None) -> Entry:
     try:
         text = file.read_text(encoding="utf-8")
@@ -252,14 +221,3 @@ def dump_entry(entry: Entry) -> str:
         width=100_000,
         default_flow_style=False,
     )
-
-
-def write_atomic_bytes(path: Path, data: bytes) -> None:
-    """Write a file so that a crash never leaves it half-written."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
-
-
-def write_atomic(path: Path, text: str) -> None:
-    write_atomic_bytes(path, text.encode("utf-8"))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rootcause.core.triage.flight import MAX_DUMP_BYTES, DumpError, looks_like_dump
+from rootcause.core.triage.flight_load import MAX_DUMP_BYTES, DumpError, looks_like_dump
 from rootcause.errors import UsageError
 
 

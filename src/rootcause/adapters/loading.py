@@ -16,24 +16,28 @@ content digest differs.
 from __future__ import annotations
 
 import functools
+import hashlib
+import importlib.util
 import os
 import pickle
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from rootcause.adapters.canon_files import (
+from rootcause.adapters.canon_paths import (
     CANON_ENV,
     builtin_canon_dir,
     canon_dirs,
     iter_entry_files,
-    load_canon,
     write_atomic_bytes,
 )
 from rootcause.core.matching.index import CompiledIndex, index_cache_key
-from rootcause.core.model import Entry
+
+if TYPE_CHECKING:
+    from rootcause.core.model import Entry
 
 CACHE_ENV = "ROOTCAUSE_CACHE_DIR"
 NO_CACHE_ENV = "ROOTCAUSE_NO_CACHE"
@@ -61,7 +65,33 @@ def _canon_texts(roots: Iterable[Path]) -> list[tuple[str, str]]:
 
 
 def load_entries(extra: Iterable[str] = ()) -> list[Entry]:
+    from rootcause.adapters.canon_files import load_canon  # YAML and validation: only when the cache cannot serve
+
     return [loaded.entry for loaded in load_canon(list(extra))]
+
+
+# the modules whose code shapes what the index cache holds: the entries' class, the derived patterns, the lexical index
+DERIVING_MODULES = (
+    "rootcause.core.model",
+    "rootcause.core.matching.index",
+    "rootcause.core.matching.heads",
+    "rootcause.core.matching.patterns",
+    "rootcause.core.matching.lexical",
+)
+
+
+@functools.cache
+def _code_digest() -> str:
+    """A digest of DERIVING_MODULES' source: a change to them in a checkout invalidates the cache as a new version
+    would (the cache holds pickled entries, read one by one when a diagnosis asks, and derived patterns)."""
+    digest = hashlib.sha256()
+    for name in DERIVING_MODULES:
+        spec = importlib.util.find_spec(name)
+        try:
+            digest.update(Path(spec.origin).read_bytes() if spec is not None and spec.origin else name.encode())
+        except OSError:
+            digest.update(name.encode())
+    return digest.hexdigest()[:16]
 
 
 # -- the stamp: what changes when a canon folder does ---------------------------------------------
@@ -118,19 +148,48 @@ def _unchanged_folders(stamp: Stamp) -> bool:
     return True
 
 
+class CachedEntries(Mapping[str, "Entry"]):
+    """Entries by id, read from the index cache's per-entry pickles when first asked for: a diagnosis looks up the
+    few it matched, and unpickling all 500 validated entries was a sixth of a cold `rootcause diagnose`."""
+
+    def __init__(self, blobs: dict[str, bytes], loaded: dict[str, Entry]) -> None:
+        self._blobs = blobs
+        self._loaded = loaded  # shared by the views of one cache (every entry, the live ones)
+
+    def __getitem__(self, entry_id: str) -> Entry:
+        entry = self._loaded.get(entry_id)
+        if entry is None:
+            entry = self._loaded[entry_id] = pickle.loads(self._blobs[entry_id])  # our own file's bytes
+        return entry
+
+    def __contains__(self, entry_id: object) -> bool:
+        return entry_id in self._blobs
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._blobs)
+
+    def __len__(self) -> int:
+        return len(self._blobs)
+
+
 @dataclass
 class HeldCanon:
-    """One canon folder list as loaded: its entries (withdrawn ones too), its index, its digest."""
+    """One canon folder list as loaded: its entries by id (withdrawn ones too), its index, its digest."""
 
     roots: tuple[Path, ...]
     key: str
-    entries: list[Entry]
+    catalog: Mapping[str, Entry]
     index: CompiledIndex
     shipped_folders: list[Path]  # the shipped canon's folders, stat'ed at most once a second
     shipped_stamp: Stamp  # ... and their stamp
     extra_stamp: Stamp  # the extra folders and files, stat'ed on every call
     files_checked: float  # monotonic time of the last full stamp of the shipped canon's files
     files_stamp: Stamp
+
+    @property
+    def entries(self) -> list[Entry]:
+        """Every entry, withdrawn ones too, in id order."""
+        return list(self.catalog.values())
 
 
 _held: dict[tuple[str, ...], HeldCanon] = {}  # by ROOTCAUSE_CANON and the extra folders
@@ -174,22 +233,48 @@ def _unchanged(held: HeldCanon, now: float) -> bool:
     return True
 
 
-def _build(roots: tuple[Path, ...], extra: list[str], key: str) -> tuple[list[Entry], CompiledIndex]:
+def _from_cache(payload: dict[str, Any], lazy: bool) -> tuple[Mapping[str, Entry], CompiledIndex]:
+    blobs = {entry_id: blob for entry_id, _, blob in payload["entries"]}
+    live = {entry_id: blob for entry_id, withdrawn, blob in payload["entries"] if not withdrawn}
+    if lazy:
+        loaded: dict[str, Entry] = {}
+        catalog: Mapping[str, Entry] = CachedEntries(blobs, loaded)
+        live_entries: Mapping[str, Entry] = CachedEntries(live, loaded)
+    else:
+        catalog = {entry_id: pickle.loads(blob) for entry_id, blob in blobs.items()}  # our own file's bytes
+        live_entries = {entry_id: catalog[entry_id] for entry_id in live}
+    index = CompiledIndex(
+        live_entries,
+        hs_blob=payload["hyperscan"],
+        lexical=payload["lexical"],
+        derived=payload["patterns"],
+        lazy_regex=lazy,
+    )
+    return catalog, index
+
+
+def _build(
+    roots: tuple[Path, ...], extra: list[str], key: str, lazy: bool
+) -> tuple[Mapping[str, Entry], CompiledIndex]:
     """Entries and index for a content digest: from the disk cache, or parsed and compiled (and cached)."""
     if os.environ.get(NO_CACHE_ENV):
         entries = load_entries(extra)
-        return entries, CompiledIndex(entries)
-    path = cache_dir() / f"index-{key}.pickle"
+        return {e.id: e for e in entries}, CompiledIndex(entries, lazy_regex=lazy)
+    path = cache_dir() / f"index-{key}-{_code_digest()}.pickle"
     if path.is_file():
         try:
-            payload = pickle.loads(path.read_bytes())  # our own file, written below
-            index = CompiledIndex(payload["entries"], hs_blob=payload["hyperscan"], lexical=payload["lexical"])
-            return list(payload["entries"]), index
+            return _from_cache(pickle.loads(path.read_bytes()), lazy)  # our own file, written below
         except Exception:  # a stale or damaged cache is rebuilt, never trusted
             path.unlink(missing_ok=True)
     entries = load_entries(extra)
-    index = CompiledIndex(entries)
-    payload = {"entries": entries, "hyperscan": index.hyperscan_blob(), "lexical": index.lexical}
+    index = CompiledIndex(entries, lazy_regex=lazy)
+    payload = {
+        # one pickle per entry, so that a diagnosis unpickles only those it matched (CachedEntries)
+        "entries": [(e.id, e.is_withdrawn, pickle.dumps(e, pickle.HIGHEST_PROTOCOL)) for e in entries],
+        "hyperscan": index.hyperscan_blob(),
+        "lexical": index.lexical,
+        "patterns": index.derived_patterns(),
+    }
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         write_atomic_bytes(path, pickle.dumps(payload))
@@ -198,11 +283,12 @@ def _build(roots: tuple[Path, ...], extra: list[str], key: str) -> tuple[list[En
                 old.unlink(missing_ok=True)  # one cache per canon state
     except OSError:
         pass  # a read-only home still diagnoses, only slower
-    return entries, index
+    return {e.id: e for e in entries}, index
 
 
-def held_canon(extra: Iterable[str] = ()) -> HeldCanon:
-    """The canon of the shipped, ROOTCAUSE_CANON and extra folders, held in this process."""
+def held_canon(extra: Iterable[str] = (), *, lazy: bool = False) -> HeldCanon:
+    """The canon of the shipped, ROOTCAUSE_CANON and extra folders, held in this process. ``lazy``: a newly loaded
+    canon unpickles each entry from the cache, and compiles each pattern's RE2, when first needed."""
     extra = [os.fspath(p) for p in extra]
     name = (os.environ.get(CANON_ENV, ""), *extra)
     now = time.monotonic()
@@ -215,10 +301,10 @@ def held_canon(extra: Iterable[str] = ()) -> HeldCanon:
         shipped_folders, shipped_stamp, extra_stamp, files_stamp = _stamps(roots)
         key = index_cache_key(_canon_texts(roots))
         if held is not None and held.key == key:  # touched, not changed
-            entries, index = held.entries, held.index
+            catalog, index = held.catalog, held.index
         else:
-            entries, index = _build(roots, extra, key)
-        held = HeldCanon(roots, key, entries, index, shipped_folders, shipped_stamp, extra_stamp, now, files_stamp)
+            catalog, index = _build(roots, extra, key, lazy)
+        held = HeldCanon(roots, key, catalog, index, shipped_folders, shipped_stamp, extra_stamp, now, files_stamp)
         _held.pop(name, None)
         _held[name] = held
         while len(_held) > HELD_CANONS:
@@ -226,9 +312,11 @@ def held_canon(extra: Iterable[str] = ()) -> HeldCanon:
         return held
 
 
-def load_index(extra: Iterable[str] = ()) -> CompiledIndex:
-    """The compiled index for the shipped canon plus extra folders (held in the process, cached on disk)."""
-    return held_canon(extra).index
+def load_index(extra: Iterable[str] = (), *, lazy: bool = False) -> CompiledIndex:
+    """The compiled index for the shipped canon plus extra folders (held in the process, cached on disk).
+    ``lazy`` suits a process that diagnoses once (the CLI): unpickling every entry and compiling every pattern's
+    RE2 up front is a quarter of a second it would mostly not use; a held index (the API) does both when loaded."""
+    return held_canon(extra, lazy=lazy).index
 
 
 def forget_held() -> None:

@@ -13,11 +13,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from packaging.requirements import Requirement
-from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
 from rootcause.core.model import Workaround
+from rootcause.core.versions import canonicalize_name
 
 SHOWN_WORKAROUNDS = 3
 
@@ -36,6 +35,8 @@ class Judged:
 
 
 def _meets(requirement: str, env: dict[str, str]) -> tuple[bool | None, str | None]:
+    from packaging.requirements import Requirement  # here: only an environment's versions are judged
+
     req = Requirement(requirement)
     name = canonicalize_name(req.name)
     if name not in env:

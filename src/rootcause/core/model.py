@@ -9,9 +9,8 @@ from __future__ import annotations
 import datetime as dt
 import re
 from enum import StrEnum
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from packaging.requirements import InvalidRequirement, Requirement
 from packaging.version import InvalidVersion, Version
 from pydantic import (
     AfterValidator,
@@ -21,6 +20,9 @@ from pydantic import (
     field_validator,
     model_validator,
 )
+
+if TYPE_CHECKING:
+    from packaging.requirements import Requirement
 
 SCHEMA_VERSION = 1
 
@@ -92,7 +94,7 @@ Resolvable = Literal[True, False, "partial"]
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=False)
+    model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=False, defer_build=True)
 
 
 class Rate(_Strict):
@@ -154,9 +156,19 @@ UNCHECKED = "unchecked"
 BoundsSource = Source | Literal["unchecked"]
 
 
+def _requirement(value: str) -> Requirement:
+    # imported here: packaging.requirements (with its markers and tags) is a fifth of a cold diagnosis' imports, and
+    # an entry read back from the index cache is never validated again
+    from packaging.requirements import Requirement
+
+    return Requirement(value)
+
+
 def _check_requirement(value: str) -> str:
+    from packaging.requirements import InvalidRequirement
+
     try:
-        Requirement(value)
+        _requirement(value)
     except InvalidRequirement as exc:
         reason = str(exc).splitlines()[0]
         raise ValueError(f"not a PEP 508 requirement: {value!r} ({reason})") from None
@@ -165,7 +177,7 @@ def _check_requirement(value: str) -> str:
 
 def has_bounds(requirement: str) -> bool:
     """True when a requirement names versions (torch>=1.10), not just a package (torch)."""
-    return bool(str(Requirement(requirement).specifier))
+    return bool(str(_requirement(requirement).specifier))
 
 
 class VersionRange(_Strict):
@@ -198,7 +210,7 @@ class VersionRange(_Strict):
 
     @property
     def package(self) -> str:
-        return Requirement(self.requirement).name.lower()
+        return _requirement(self.requirement).name.lower()
 
 
 class Generation(_Strict):
@@ -230,7 +242,7 @@ class Generation(_Strict):
 
     @property
     def package(self) -> str:
-        return Requirement(self.versions).name.lower()
+        return _requirement(self.versions).name.lower()
 
 
 class Workaround(_Strict):

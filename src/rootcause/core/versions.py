@@ -8,16 +8,26 @@ from __future__ import annotations
 import functools
 import re
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
-from packaging.requirements import Requirement
-from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 from pydantic import BaseModel
 
 from rootcause.core.model import Entry, VersionStatus
 from rootcause.errors import UsageError
 
+if TYPE_CHECKING:
+    from packaging.requirements import Requirement
+
 Environment = dict[str, str]
+
+
+def canonicalize_name(name: str) -> str:
+    """A package name in PEP 503's normal form: packaging's own, imported when first needed (packaging.utils imports
+    its wheel tags, and with them subprocess and logging: a tenth of a cold diagnosis' imports)."""
+    from packaging.utils import canonicalize_name as canonical
+
+    return canonical(name)
 
 
 class Verdict(StrEnum):
@@ -95,6 +105,8 @@ def versions_in_line(line: str) -> Environment:
 @functools.lru_cache(maxsize=4096)
 def _requirement(text: str) -> tuple[str, Requirement]:
     """A parsed requirement and its canonical name (parsed once per process: every diagnosis asks)."""
+    from packaging.requirements import Requirement  # here: a diagnosis with no versions never parses one
+
     req = Requirement(text)
     return canonicalize_name(req.name), req
 

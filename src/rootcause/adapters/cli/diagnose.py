@@ -67,7 +67,7 @@ def run_diagnosis(
     from rootcause.adapters.loading import load_index
     from rootcause.core.diagnosis import diagnose_sources
 
-    index = load_index(canon)
+    index = load_index(canon, lazy=True)  # one diagnosis: entries and RE2s loaded when a match needs them
     sources = open_sources(named)
     total = sum(path.stat().st_size for _, path in named)
     with byte_progress("scanning", total, show_progress) as advance:

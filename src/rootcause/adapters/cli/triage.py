@@ -43,7 +43,7 @@ def run_triage(
     from rootcause.adapters.loading import load_index
     from rootcause.core.matching.scan import SourceScanner
 
-    index = load_index(canon)
+    index = load_index(canon, lazy=True)  # one run: entries and RE2s loaded when a hit needs them
     hits: list[tuple[str, str, bool, int, str, int, int | None]] = []
 
     def scan_all(advance: Callable[[int], object]) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,7 +21,7 @@ from rootcause.core.matching.heads import MIN_HEAD, derive_heads, required_liter
 from rootcause.core.matching.lexical import LexicalIndex
 from rootcause.core.matching.patterns import compile_re2, group_names, literal_length, prefilter_source
 from rootcause.core.model import Entry
-from rootcause.core.triage.extract import KEYWORDS as TRIAGE_KEYWORDS
+from rootcause.core.triage.keywords import KEYWORDS as TRIAGE_KEYWORDS
 from rootcause.core.versions import ENV_HINT_REGEX
 from rootcause.errors import PatternError
 
@@ -62,36 +63,38 @@ class CompiledPattern:
     truncated: bool = False  # derived: the pattern cut after its stable head (core/matching/heads.py)
 
 
+DerivedPatterns = tuple[list[CompiledPattern], int]  # every pattern, and how many of them the scan looks for
+
+
 class CompiledIndex:
     """Immutable after construction; shared by every diagnosis."""
 
     def __init__(
         self,
-        entries: list[Entry],
+        entries: list[Entry] | Mapping[str, Entry],
         hs_blob: bytes | None = None,
         lexical: LexicalIndex | None = None,
         *,
         literal_above: int = LITERAL_ABOVE,
+        derived: DerivedPatterns | None = None,
+        lazy_regex: bool = False,
     ) -> None:
-        """``literal_above``: past this many scanned patterns, the prefilter takes one-line patterns' literals
-        (LITERAL_ABOVE), and each pattern's RE2 is compiled when first needed (an Entry's validator compiled it
-        once already)."""
-        self.entries: dict[str, Entry] = {e.id: e for e in entries if not e.is_withdrawn}
-        self.patterns: list[CompiledPattern] = []
-        for entry in self.entries.values():
-            for p in entry.patterns:
-                names = tuple(group_names(p.regex))
-                specificity = literal_length(p.regex)
-                self.patterns.append(CompiledPattern(entry.id, p.regex, p.window, names, specificity, p.consequence))
-        # a message's stable head on its own (a paste cut short): core/matching/heads.py. These come last and stay
-        # out of the hyperscan database and the window sets: only small inputs (pastes) are tried against them,
-        # line by line, after the scan (SourceScanner.finish), so a big log's scan halts no more often.
-        self.n_scanned = len(self.patterns)
-        for entry_id, regex, consequence in derive_heads(list(self.entries.values())):
-            names = tuple(group_names(regex))
-            self.patterns.append(CompiledPattern(entry_id, regex, 1, names, MIN_HEAD, consequence, truncated=True))
+        """``entries``: a list (withdrawn entries are left out), or the live entries by id already (a cache's,
+        which may load each entry when first asked for). ``literal_above``: past this many scanned patterns, the
+        prefilter takes one-line patterns' literals (LITERAL_ABOVE), and each pattern's RE2 is compiled when first
+        needed (an Entry's validator compiled it once already). ``derived``: the patterns as ``derived_patterns()``
+        gave them for the same entries (a cache), so that they are not derived again. ``lazy_regex``: compile each
+        pattern's RE2 when first needed whatever the canon's size (a short-lived process that confirms a few
+        candidates: the CLI)."""
+        self.entries: Mapping[str, Entry] = (
+            entries if isinstance(entries, Mapping) else {e.id: e for e in entries if not e.is_withdrawn}
+        )
+        if derived is None:
+            derived = self._derive()
+        self.patterns: list[CompiledPattern] = list(derived[0])
+        self.n_scanned = derived[1]
         self._rx: list[Any] = [None] * len(self.patterns)  # RE2; a large canon's compiled on first use (confirm)
-        if self.n_scanned <= literal_above:
+        if self.n_scanned <= literal_above and not lazy_regex:
             self._rx = [self._compile(i) for i in range(len(self.patterns))]
         scanned = self.patterns[: self.n_scanned]
         self.windows = sorted({p.window for p in scanned})
@@ -112,6 +115,27 @@ class CompiledIndex:
         self.hs_scratch = None if self.hs_db is None else hyperscan.Scratch(self.hs_db)
 
     # -- building ---------------------------------------------------------------------------
+    def _derive(self) -> DerivedPatterns:
+        patterns: list[CompiledPattern] = []
+        for entry in self.entries.values():
+            for p in entry.patterns:
+                names = tuple(group_names(p.regex))
+                specificity = literal_length(p.regex)
+                patterns.append(CompiledPattern(entry.id, p.regex, p.window, names, specificity, p.consequence))
+        # a message's stable head on its own (a paste cut short): core/matching/heads.py. These come last and stay
+        # out of the hyperscan database and the window sets: only small inputs (pastes) are tried against them,
+        # line by line, after the scan (SourceScanner.finish), so a big log's scan halts no more often.
+        n_scanned = len(patterns)
+        for entry_id, regex, consequence in derive_heads(list(self.entries.values())):
+            names = tuple(group_names(regex))
+            patterns.append(CompiledPattern(entry_id, regex, 1, names, MIN_HEAD, consequence, truncated=True))
+        return patterns, n_scanned
+
+    def derived_patterns(self) -> DerivedPatterns:
+        """The patterns and how many of them are scanned (the rest are derived heads), for a cache to give back
+        as ``derived``: deriving the heads is a tenth of a second on the shipped canon."""
+        return list(self.patterns), self.n_scanned
+
     def _lexical_docs(self) -> list[tuple[str, str]]:
         docs: list[tuple[str, str]] = []
         for entry in self.entries.values():

@@ -13,6 +13,7 @@ from rich.console import Group, RenderableType
 from rich.text import Text
 
 from rootcause.core.diagnosis import Diagnosis, Finding
+from rootcause.core.render.labels import clip
 from rootcause.core.render.located import LOCATED_NOTE, LOCATED_TITLE, located_facts
 from rootcause.core.render.terminal import block, code, hanging
 from rootcause.core.unclassified import UnclassifiedException
@@ -109,8 +110,6 @@ def triage_line(d: Diagnosis) -> str | None:
 
 def headline(f: Finding) -> str:
     """The user's own line that matched, as the finding's headline."""
-    from rootcause.core.render.html import clip
-
     return clip(f.lines[0].text if f.lines else f.signature, HEADLINE_CHARS)
 
 

@@ -19,6 +19,7 @@ from rootcause.core.render.labels import (
     VERSION_STATUS_ZH,
     Lang,
     basis_note,
+    clip,
     label,
     percent,
     pick,
@@ -76,15 +77,6 @@ def _stats(entry: Entry, lang: Lang) -> list[dict[str, str]]:
     if entry.first_seen:
         stats.append({"value": entry.first_seen.isoformat(), "label": label("first_seen", lang), "basis": ""})
     return stats
-
-
-def clip(text: str, limit: int) -> str:
-    """At most ``limit`` characters, cut at a word boundary (never mid-word), with an ellipsis when cut."""
-    text = " ".join(text.split())
-    if len(text) <= limit:
-        return text
-    cut = text[: limit + 1].rsplit(" ", 1)[0] if " " in text[:limit] else text[:limit]
-    return cut.rstrip(" ,;:.") + "…"
 
 
 FIRST_FIX = {"en": "What to do first", "zh": "首先这样做"}

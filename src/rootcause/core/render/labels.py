@@ -1,4 +1,4 @@
-"""Interface labels in English and Chinese, and the helpers that pick text by language."""
+"""Interface labels in English and Chinese, and the helpers that pick and shorten text (every renderer's)."""
 
 from __future__ import annotations
 
@@ -85,3 +85,12 @@ def basis_note(rate: Rate | None, lang: Lang) -> str:
     if rate.basis is Basis.MEASURED:
         return f"{label('measured', lang)}, {rate.reports} {label('reports', lang)}"
     return label("estimated", lang)
+
+
+def clip(text: str, limit: int) -> str:
+    """At most ``limit`` characters, cut at a word boundary (never mid-word), with an ellipsis when cut."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    cut = text[: limit + 1].rsplit(" ", 1)[0] if " " in text[:limit] else text[:limit]
+    return cut.rstrip(" ,;:.") + "…"

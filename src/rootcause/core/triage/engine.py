@@ -15,18 +15,17 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from rootcause.core.normalize import strip_framing
-from rootcause.core.triage.conclude import conclude
-from rootcause.core.triage.flight import Dump, DumpError, compare, parse_dump
-from rootcause.core.triage.kb import link, matches_from_findings
 from rootcause.core.triage.lines import LineStream, Prefilter
 from rootcause.core.triage.model import TriageReport
-from rootcause.core.triage.presence import PresenceScan, apply_presence
-from rootcause.core.triage.report import build_report
-from rootcause.core.triage.resolve import resolve
 from rootcause.core.triage.state import Accumulator
 
+# Reading lines needs the three above; concluding (resolve, the rules, the report), Flight Recorder dumps, the
+# second read's presence scan and the links to findings are imported where they are used: a single-rank
+# `diagnose` feeds a triage and never asks for its report.
 if TYPE_CHECKING:
     from rootcause.core.findings import Finding, SourceInput
+    from rootcause.core.triage.flight import Dump
+    from rootcause.core.triage.presence import PresenceScan
 
 _PREFILTER: Prefilter | None = None
 HOLD_LIMIT = 16 << 20  # bytes of candidate lines (and their context) a held feed keeps before it goes live
@@ -46,7 +45,11 @@ class SourceFeed:
         self._acc = acc
         self._idx = idx
         self._stream = LineStream(_prefilter())
-        self._presence = PresenceScan() if presence else None
+        self._presence: PresenceScan | None = None
+        if presence:
+            from rootcause.core.triage.presence import PresenceScan
+
+            self._presence = PresenceScan()
         self.closed = False
         self._held: list[tuple[int, str, bytes]] | None = None
         self.held_bytes = 0
@@ -114,6 +117,8 @@ class SourceFeed:
         else:
             self._acc.close_source(self._idx, self._stream.lines, self._stream.bytes)
         if self._presence is not None:
+            from rootcause.core.triage.presence import apply_presence
+
             apply_presence(self._acc, self._idx, self._presence.finish())
         self.closed = True
 
@@ -132,6 +137,8 @@ class Triage:
 
     def add_dump(self, name: str, data: bytes, rank: int | None = None) -> None:
         """One rank's Flight Recorder dump (pickle or JSON); `flight.DumpError` when it is not one."""
+        from rootcause.core.triage.flight import DumpError, parse_dump
+
         dump = parse_dump(data, name, rank)
         if dump.rank in self._dumps:
             raise DumpError(f"{name}: a second Flight Recorder dump of rank {dump.rank}")
@@ -162,6 +169,11 @@ class Triage:
         return t
 
     def report(self) -> TriageReport:
+        from rootcause.core.triage.conclude import conclude
+        from rootcause.core.triage.flight import compare
+        from rootcause.core.triage.report import build_report
+        from rootcause.core.triage.resolve import resolve
+
         for feed in self._feeds:
             feed.close()
         res = resolve(self._acc)
@@ -186,4 +198,6 @@ def triage_sources(sources: Iterable[SourceInput]) -> TriageReport:
 
 def link_findings(report: TriageReport, findings: list[Finding]) -> None:
     """Attach the knowledge-base entries of a diagnosis of the same inputs (see `kb.link`)."""
+    from rootcause.core.triage.kb import link, matches_from_findings
+
     link(report, matches_from_findings(findings))

@@ -28,20 +28,12 @@ from typing import Any
 
 from rootcause.core.triage.flight_load import MAX_DUMP_BYTES as MAX_DUMP_BYTES  # re-exported
 from rootcause.core.triage.flight_load import DumpError, load_object, render
+from rootcause.core.triage.flight_load import looks_like_dump as looks_like_dump  # re-exported
 
 MAX_ENTRIES = 200_000
 MAX_GROUPS = 4096
 MAX_RANKS = 1 << 20  # members of a group, or the world size, taken into account for missing dumps
 _RANK_AT_END = re.compile(r"(\d{1,7})(?:\.(?:json|pkl|pickle|bin))?$")
-
-
-def looks_like_dump(head: bytes) -> bool:
-    """The first bytes of a file: a pickle (protocol 2+) or a JSON object that names Flight Recorder keys."""
-    if head[:1] == b"\x80" and head[1:2] in (b"\x02", b"\x03", b"\x04", b"\x05"):
-        return True
-    text = head.lstrip()[:4096]
-    keys = (b'"pg_config"', b'"version"', b'"collective_seq_id"', b'"pg_status"')
-    return text[:1] == b"{" and b'"entries"' in text and any(k in text for k in keys)
 
 
 def rank_from_name(name: str) -> int | None:

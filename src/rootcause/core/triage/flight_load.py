@@ -29,6 +29,15 @@ class DumpError(UsageError):
     """A file that is not a readable Flight Recorder dump (one line: what is wrong)."""
 
 
+def looks_like_dump(head: bytes) -> bool:
+    """The first bytes of a file: a pickle (protocol 2+) or a JSON object that names Flight Recorder keys."""
+    if head[:1] == b"\x80" and head[1:2] in (b"\x02", b"\x03", b"\x04", b"\x05"):
+        return True
+    text = head.lstrip()[:4096]
+    keys = (b'"pg_config"', b'"version"', b'"collective_seq_id"', b'"pg_status"')
+    return text[:1] == b"{" and b'"entries"' in text and any(k in text for k in keys)
+
+
 class _Reader:
     """The file-like view of bytes the Unpickler reads from (read, readinto and readline)."""
 

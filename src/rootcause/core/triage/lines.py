@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from rootcause.core.triage.extract import KEYWORDS
+from rootcause.core.triage.keywords import KEYWORDS
 
 try:  # hyperscan ships x86-64 wheels only
     import hyperscan
