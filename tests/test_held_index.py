@@ -93,3 +93,18 @@ def test_an_index_from_the_disk_cache_with_lazy_patterns_matches_as_a_fresh_one(
     assert 0 < len(cached.entries._loaded) < len(cached.entries)  # the matched ones only
     assert held_canon(canon).entries == built_entries  # withdrawn ones too, in the same order
     forget_held()
+
+
+def test_a_cached_entry_damaged_inside_is_a_one_line_error_and_the_cache_goes(tmp_path: Path) -> None:
+    """The cache file is written whole, but its per-entry bytes are unpickled only when an entry is matched: bytes
+    damaged inside surface then, as a store error naming the cache (removed, so the next run rebuilds it)."""
+    from rootcause.errors import StoreError
+
+    source = tmp_path / "index-x.pickle"
+    source.write_bytes(b"whole")
+    entries = CachedEntries({"pytorch/x": b"\x80\x05not a pickle"}, {}, source)
+    with pytest.raises(StoreError, match="index cache is damaged"):
+        entries["pytorch/x"]
+    assert not source.exists()
+    with pytest.raises(KeyError):
+        entries["pytorch/absent"]

@@ -35,6 +35,7 @@ from rootcause.adapters.canon_paths import (
     write_atomic_bytes,
 )
 from rootcause.core.matching.index import CompiledIndex, index_cache_key
+from rootcause.errors import StoreError
 
 if TYPE_CHECKING:
     from rootcause.core.model import Entry
@@ -152,14 +153,24 @@ class CachedEntries(Mapping[str, "Entry"]):
     """Entries by id, read from the index cache's per-entry pickles when first asked for: a diagnosis looks up the
     few it matched, and unpickling all 500 validated entries was a sixth of a cold `rootcause diagnose`."""
 
-    def __init__(self, blobs: dict[str, bytes], loaded: dict[str, Entry]) -> None:
+    def __init__(self, blobs: dict[str, bytes], loaded: dict[str, Entry], source: Path) -> None:
         self._blobs = blobs
         self._loaded = loaded  # shared by the views of one cache (every entry, the live ones)
+        self._source = source
 
     def __getitem__(self, entry_id: str) -> Entry:
         entry = self._loaded.get(entry_id)
         if entry is None:
-            entry = self._loaded[entry_id] = pickle.loads(self._blobs[entry_id])  # our own file's bytes
+            try:
+                entry = pickle.loads(self._blobs[entry_id])  # our own file's bytes
+            except KeyError:
+                raise
+            except Exception as exc:  # damaged inside, though written whole: removed, so the next run rebuilds it
+                self._source.unlink(missing_ok=True)
+                raise StoreError(
+                    f"{self._source}: the index cache is damaged ({entry_id}); removed: run again"
+                ) from exc
+            self._loaded[entry_id] = entry
         return entry
 
     def __contains__(self, entry_id: object) -> bool:
@@ -233,13 +244,13 @@ def _unchanged(held: HeldCanon, now: float) -> bool:
     return True
 
 
-def _from_cache(payload: dict[str, Any], lazy: bool) -> tuple[Mapping[str, Entry], CompiledIndex]:
+def _from_cache(payload: dict[str, Any], lazy: bool, source: Path) -> tuple[Mapping[str, Entry], CompiledIndex]:
     blobs = {entry_id: blob for entry_id, _, blob in payload["entries"]}
     live = {entry_id: blob for entry_id, withdrawn, blob in payload["entries"] if not withdrawn}
     if lazy:
         loaded: dict[str, Entry] = {}
-        catalog: Mapping[str, Entry] = CachedEntries(blobs, loaded)
-        live_entries: Mapping[str, Entry] = CachedEntries(live, loaded)
+        catalog: Mapping[str, Entry] = CachedEntries(blobs, loaded, source)
+        live_entries: Mapping[str, Entry] = CachedEntries(live, loaded, source)
     else:
         catalog = {entry_id: pickle.loads(blob) for entry_id, blob in blobs.items()}  # our own file's bytes
         live_entries = {entry_id: catalog[entry_id] for entry_id in live}
@@ -263,7 +274,7 @@ def _build(
     path = cache_dir() / f"index-{key}-{_code_digest()}.pickle"
     if path.is_file():
         try:
-            return _from_cache(pickle.loads(path.read_bytes()), lazy)  # our own file, written below
+            return _from_cache(pickle.loads(path.read_bytes()), lazy, path)  # our own file, written below
         except Exception:  # a stale or damaged cache is rebuilt, never trusted
             path.unlink(missing_ok=True)
     entries = load_entries(extra)
