@@ -12,6 +12,7 @@ Formats: /work/shared/reference/nccl-message-formats.md §1 (c10 logger prefix
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -87,6 +88,12 @@ def json_escaped(line: str) -> bool:
     return count >= 2 or (count == 1 and ('\\"' in line or '\\n"' in line))
 
 
+# Any framing element at all: most lines have none, and one match of the union tells so (the loop below tries each
+# element in turn, up to eight times, which made the wrap repair of a 1 MiB log cost seconds).
+_ANY_FRAMING = re.compile("|".join(f"(?:{rx.pattern})" for _, rx in _FRAMING))
+
+
+@functools.lru_cache(maxsize=1024)  # the wrap repair cleans each line as a head, as a continuation and alone
 def strip_framing(line: str) -> CleanLine:
     """Remove ANSI codes, CR and any framing prefixes; keep the ranks they named."""
     if "\x1b" in line:
@@ -95,7 +102,7 @@ def strip_framing(line: str) -> CleanLine:
     rank: int | None = None
     local_rank: int | None = None
     emphasised = False
-    for _ in range(8):
+    for _ in range(8 if _ANY_FRAMING.match(line) else 0):
         for kind, rx in _FRAMING:
             m = rx.match(line)
             if m is None or m.end() == 0 or (kind == "emphasis" and not line.rstrip().endswith(m.group(0))):
