@@ -54,8 +54,12 @@ def one_engine(root: Path, engine: str, workers: int, out: Path) -> dict:
 
     started = time.perf_counter()
     run = scan_fleet([str(root / "**" / "*.log")], FleetOptions(engine=engine, workers=workers, triage=False), out)
-    return {"s": time.perf_counter() - started, "startup_s": run.startup_seconds, "logs": run.logs,
-            "diagnosed": run.diagnosed}
+    return {
+        "s": time.perf_counter() - started,
+        "startup_s": run.startup_seconds,
+        "logs": run.logs,
+        "diagnosed": run.diagnosed,
+    }
 
 
 def _tree_cpu(proc: psutil.Process, seen: dict[int, float]) -> None:
@@ -89,8 +93,12 @@ def measured(cmd: list[str]) -> dict:
         raise SystemExit(f"{' '.join(cmd)}: exit {child.returncode}")
     reaped = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     result = json.loads(out.strip().splitlines()[-1])
-    result.update(cpu_s=round(max(reaped, sum(seen.values())), 1), cpu_reaped_s=round(reaped, 1),
-                  cpu_sampled_s=round(sum(seen.values()), 1), load=[round(min(loads), 1), round(max(loads), 1)])
+    result.update(
+        cpu_s=round(max(reaped, sum(seen.values())), 1),
+        cpu_reaped_s=round(reaped, 1),
+        cpu_sampled_s=round(sum(seen.values()), 1),
+        load=[round(min(loads), 1), round(max(loads), 1)],
+    )
     return result
 
 
@@ -127,17 +135,37 @@ def main() -> None:
             plan += [(engine, w) for w in counts]
         for engine, workers in plan:
             out = Path(tmp) / f"{engine}-{workers}.parquet"
-            cmd = [sys.executable, str(BENCH), "--run", engine, "--workers", str(workers),
-                   "--fleet", str(fleet.root), "--out", str(out)]
+            cmd = [
+                sys.executable,
+                str(BENCH),
+                "--run",
+                engine,
+                "--workers",
+                str(workers),
+                "--fleet",
+                str(fleet.root),
+                "--out",
+                str(out),
+            ]
             r = measured(cmd)
             secs = r["s"]
-            row = {"engine": engine, "workers": workers, "logs": r["logs"], "MB": round(mb, 1), "s": round(secs, 2),
-                   "startup_s": round(r["startup_s"], 2), "scan_s": round(secs - r["startup_s"], 2),
-                   "diagnosed": r.get("diagnosed"), "MB/s": round(mb / secs, 2),
-                   "MB/s/core": round(mb / secs / workers, 2),
-                   "scan MB/s": round(mb / max(secs - r["startup_s"], 1e-9), 2),
-                   "cpu_s": r["cpu_s"], "cpu_reaped_s": r["cpu_reaped_s"], "cpu_sampled_s": r["cpu_sampled_s"],
-                   "load": r["load"]}
+            row = {
+                "engine": engine,
+                "workers": workers,
+                "logs": r["logs"],
+                "MB": round(mb, 1),
+                "s": round(secs, 2),
+                "startup_s": round(r["startup_s"], 2),
+                "scan_s": round(secs - r["startup_s"], 2),
+                "diagnosed": r.get("diagnosed"),
+                "MB/s": round(mb / secs, 2),
+                "MB/s/core": round(mb / secs / workers, 2),
+                "scan MB/s": round(mb / max(secs - r["startup_s"], 1e-9), 2),
+                "cpu_s": r["cpu_s"],
+                "cpu_reaped_s": r["cpu_reaped_s"],
+                "cpu_sampled_s": r["cpu_sampled_s"],
+                "load": r["load"],
+            }
             print(json.dumps(row), flush=True)
 
 
