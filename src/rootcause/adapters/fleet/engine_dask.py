@@ -9,6 +9,7 @@ listing: a group holds paths, and its worker streams the logs within the group's
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -52,6 +53,7 @@ class DaskEngine:
         progress: Progress | None,
     ) -> FleetRun:
         cluster = None
+        clock = time.perf_counter()
         if options.address:
             client = Client(options.address)
         else:
@@ -59,8 +61,11 @@ class DaskEngine:
                 n_workers=options.workers, threads_per_worker=1, processes=True, dashboard_address=":0"
             )
             client = Client(cluster)
+        startup = time.perf_counter() - clock if cluster is not None else 0.0
         try:
-            return self._run(client, refs, payload, options, sink, scanned_at)
+            run = self._run(client, refs, payload, options, sink, scanned_at)
+            run.startup_seconds = startup
+            return run
         finally:
             client.close()
             if cluster is not None:

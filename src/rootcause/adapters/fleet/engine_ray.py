@@ -1,15 +1,18 @@
-"""Ray Data: ``read_binary_files(include_paths=True)`` and ``map_batches`` with a stateful callable
-class, one actor per worker.
+"""Ray Data: the path listing (``from_items``, one block per batch of ``batch_size`` paths) and
+``map_batches`` with a stateful callable class, one actor per worker, that reads each batch's files.
 
 The index payload is put in the object store once (``ray.put``); each actor fetches it and builds
-its index in its constructor, then scans every batch of ``batch_size`` logs as one buffer. The
-per-job triage is ``groupby("job").map_groups`` over the file listing.
+its index in its constructor, then reads and scans every batch of ``batch_size`` logs as one buffer.
+(``read_binary_files`` made one read task per file and moved every log's bytes through the object
+store, with a quarter of a CPU kept back for the reads.) The per-job triage is
+``groupby("job").map_groups`` over the file listing.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -24,11 +27,23 @@ from rootcause.core.fleet.layout import Layout
 from rootcause.core.fleet.rows import FINDING_COLUMNS, JOB_COLUMNS
 
 STATS = "__stats__"
-READ_CPUS = 0.25
+
+
+def read_any(path: str) -> bytes:
+    """A log's bytes: a local path directly, a URL (``s3://``, ``hdfs://``) through pyarrow's file systems."""
+    if "://" not in path:
+        with open(path, "rb") as fh:
+            return fh.read()
+    from pyarrow import fs
+
+    filesystem, inner = fs.FileSystem.from_uri(path)
+    with filesystem.open_input_stream(inner) as stream:
+        return stream.read()
 
 
 class ScanBatches:
-    """The stateful callable: built once per actor, called once per batch."""
+    """The stateful callable: built once per actor (the index from the payload), called once per batch of
+    paths, whose files it reads itself: no read task per file, no log bytes through the object store."""
 
     def __init__(self, payload_ref: list[Any], layout: list[str], scanned_at: int) -> None:
         payload: IndexPayload = ray.get(payload_ref[0])
@@ -36,7 +51,7 @@ class ScanBatches:
 
     def __call__(self, batch: pd.DataFrame) -> pd.DataFrame:
         s = self.scanner
-        logs = [LogText(str(p), bytes(b), mtime_of(str(p))) for p, b in zip(batch["path"], batch["bytes"], strict=True)]
+        logs = [LogText(str(p), read_any(str(p)), mtime_of(str(p))) for p in batch["path"]]
         before = (s.logs, s.bytes, s.diagnosed)
         rows = s.scan_batch(logs)
         stats = [a - b for a, b in zip((s.logs, s.bytes, s.diagnosed), before, strict=True)]
@@ -53,6 +68,11 @@ def _triage_group(budget: int, scanned_at: int):
     return triage
 
 
+def path_blocks(n_paths: int, options: FleetOptions) -> int:
+    """Blocks of the path listing: one per batch of ``batch_size`` paths, so a block is one actor call."""
+    return max(1, -(-n_paths // options.batch_size))
+
+
 class RayEngine:
     def scan(
         self,
@@ -64,6 +84,7 @@ class RayEngine:
         progress: Progress | None,
     ) -> FleetRun:
         started = False
+        clock = time.perf_counter()
         if not ray.is_initialized():
             if options.address:
                 ray.init(address=options.address)
@@ -72,8 +93,11 @@ class RayEngine:
                 os.environ.setdefault("RAY_DATA_EXECUTION_NO_PROGRESS_TIMEOUT_S", "600")
                 ray.init(num_cpus=options.workers, include_dashboard=False, log_to_driver=False)
             started = True
+        startup = time.perf_counter() - clock if started else 0.0
         try:
-            return self._run(refs, payload, options, sink, scanned_at)
+            run = self._run(refs, payload, options, sink, scanned_at)
+            run.startup_seconds = startup
+            return run
         finally:
             if started:
                 ray.shutdown()
@@ -84,18 +108,16 @@ class RayEngine:
         ctx = ray.data.DataContext.get_current()
         ctx.enable_progress_bars = False
         payload_ref = ray.put(payload)
-        # the actors hold 3/4 of a CPU each and the read tasks 1/4: with every CPU given to actors,
-        # no read could run and the pipeline would wait forever
-        ds = ray.data.read_binary_files(
-            [r.path for r in refs], include_paths=True, ray_remote_args={"num_cpus": READ_CPUS}
-        )
-        found = ds.map_batches(
+        paths = [r.path for r in refs]
+        blocks = path_blocks(len(paths), options)
+        listing = ray.data.from_items([{"path": p} for p in paths], override_num_blocks=blocks)
+        found = listing.map_batches(
             ScanBatches,
             fn_constructor_kwargs={"payload_ref": [payload_ref], "layout": options.layout, "scanned_at": scanned_at},
             batch_size=options.batch_size,
             batch_format="pandas",
             compute=ray.data.ActorPoolStrategy(size=options.workers),
-            num_cpus=1 - READ_CPUS,
+            num_cpus=1,
         )
         run = FleetRun()
         for batch in found.iter_batches(batch_format="pandas", batch_size=None):

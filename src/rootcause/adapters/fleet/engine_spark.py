@@ -12,11 +12,14 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
+import time
 from collections.abc import Iterator, Sequence
 
 import pandas as pd
-from pyspark.sql import SparkSession
+from pyspark import StorageLevel
+from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql.types import (
     DoubleType,
     LongType,
@@ -31,6 +34,7 @@ from rootcause.adapters.fleet.run import FleetOptions, FleetRun, LogRef, Progres
 from rootcause.adapters.fleet.worker import FleetScanner, LogText, triage_job
 from rootcause.core.fleet.layout import Layout
 from rootcause.core.fleet.rows import FINDING_COLUMNS, JOB_COLUMNS
+from rootcause.errors import UsageError
 
 _SPARK_TYPES = {"str": StringType(), "int": LongType(), "float": DoubleType(), "json": StringType()}
 STATS = "__stats__"
@@ -86,6 +90,48 @@ def _triage_groups(budget: int, scanned_at: int):
     return triage
 
 
+def scan_frame(
+    spark: SparkSession, paths: list[str], payload_bc: object, options: FleetOptions, scanned_at: int
+) -> DataFrame:
+    """The finding rows of ``paths``: each input partition packs whole files (about ``batch_size`` logs,
+    with the session's ``spark.sql.files.maxPartitionBytes`` as the cap), and is scanned where it is read.
+    No shuffle: the logs' bytes never go through shuffle files."""
+    sizes = [_size(p) for p in paths]
+    spark.conf.set("spark.sql.files.openCostInBytes", str(pack_cost(sizes, options.batch_size, spark)))
+    files = spark.read.format("binaryFile").load(paths)
+    found = files.select("path", "content", "modificationTime")
+    return found.mapInPandas(_scan_batches(payload_bc, options.layout, scanned_at), FINDINGS)
+
+
+def _size(path: str) -> int:
+    try:
+        return os.path.getsize(local_path(path))
+    except OSError:
+        return 0  # not a local path (hdfs://, s3a://): Spark lists it
+
+
+def pack_cost(sizes: list[int], batch_size: int, spark: SparkSession) -> int:
+    """The ``openCostInBytes`` that makes Spark pack about ``batch_size`` files of this fleet into one partition.
+
+    Spark fills a partition until its bytes plus one open cost per file reach ``maxPartitionBytes``, so
+    a cost of ``max_bytes / batch_size`` less the mean file size does it (small files: a batch; large
+    files: one partition per ``maxPartitionBytes`` of logs, as Spark would anyway)."""
+    max_bytes = byte_count(spark.conf.get("spark.sql.files.maxPartitionBytes", "128MB") or "128MB")
+    mean = sum(sizes) // max(len(sizes), 1)
+    return max(max_bytes // batch_size - mean, 0)
+
+
+_UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
+
+
+def byte_count(text: str) -> int:
+    """A Spark size setting (``134217728``, ``128m``, ``128MB``, ``1g``) in bytes."""
+    m = re.fullmatch(r"\s*(\d+)\s*([kmgt]?)b?\s*", text.lower())
+    if m is None:
+        raise UsageError(f"spark.sql.files.maxPartitionBytes: not a size: {text!r}")
+    return int(m.group(1)) * _UNITS[m.group(2)]
+
+
 class SparkEngine:
     def scan(
         self,
@@ -98,6 +144,7 @@ class SparkEngine:
     ) -> FleetRun:
         active = SparkSession.getActiveSession()
         spark = active
+        started = time.perf_counter()
         if spark is None:
             # local Python workers run this interpreter (the one with rootcause and pyarrow installed)
             os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
@@ -109,8 +156,11 @@ class SparkEngine:
             builder = builder.config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
             spark = builder.getOrCreate()
             spark.sparkContext.setLogLevel("ERROR")
+        startup = time.perf_counter() - started if active is None else 0.0
         try:
-            return self._run(spark, refs, payload, options, sink, scanned_at)
+            run = self._run(spark, refs, payload, options, sink, scanned_at)
+            run.startup_seconds = startup
+            return run
         finally:
             if active is None:
                 spark.stop()
@@ -127,11 +177,13 @@ class SparkEngine:
         spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", str(options.batch_size))
         spark.conf.set("spark.sql.sources.parallelPartitionDiscovery.threshold", str(1 << 30))
         payload_bc = spark.sparkContext.broadcast(payload)
+        found = None
         try:
-            files = spark.read.format("binaryFile").load([r.path for r in refs])
-            n_parts = max(1, min(len(refs) // options.batch_size, options.workers * 8))
-            found = files.select("path", "content", "modificationTime").repartition(n_parts)
-            found = found.mapInPandas(_scan_batches(payload_bc, options.layout, scanned_at), FINDINGS)
+            found = scan_frame(spark, [r.path for r in refs], payload_bc, options, scanned_at)
+            # every partition in one job, on every core; toLocalIterator alone runs one job per partition,
+            # one after the other. What is kept is the findings, not the logs.
+            found = found.persist(StorageLevel.MEMORY_AND_DISK)
+            found.count()
             run = FleetRun()
             batch: list[dict] = []
             for row in found.toLocalIterator():
@@ -166,6 +218,8 @@ class SparkEngine:
                 run.jobs = len(jobs)
             return run
         finally:
+            if found is not None:
+                found.unpersist()
             payload_bc.unpersist()
 
 

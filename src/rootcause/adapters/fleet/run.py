@@ -55,6 +55,7 @@ class FleetRun:
     findings: int = 0
     jobs: int = 0
     seconds: float = 0.0
+    startup_seconds: float = 0.0  # of ``seconds``: starting the engine's own local cluster (0 on an existing one)
     meta: dict[str, Any] = field(default_factory=dict)
 
 
@@ -155,6 +156,7 @@ def scan_fleet(
             "jobs": run.jobs,
             "findings": run.findings,
             "seconds": run.seconds,
+            "startup_seconds": round(run.startup_seconds, 3),
             "scanned_at": scanned_at,
             "canon": payload.digest,
             "layout": list(layout.patterns),
