@@ -90,7 +90,7 @@ def json_escaped(line: str) -> bool:
 
 # Any framing element at all: most lines have none, and one match of the union tells so (the loop below tries each
 # element in turn, up to eight times, which made the wrap repair of a 1 MiB log cost seconds).
-_ANY_FRAMING = re.compile("|".join(f"(?:{rx.pattern})" for _, rx in _FRAMING))
+_ANY_FRAMING = re.compile("^(?:" + "|".join(f"(?:{rx.pattern})" for _, rx in _FRAMING) + ")")  # anchored, as each is
 
 
 @functools.lru_cache(maxsize=1024)  # the wrap repair cleans each line as a head, as a continuation and alone
