@@ -201,6 +201,10 @@ def test_rc603_is_silent_when_the_advice_text_states_the_boundary() -> None:
     assert [code for _, code, _ in check_freshness([(plain, "e.yaml")], index)] == ["RC603"]
     stated = _parse(_entry_with_workaround("hf auth login   # huggingface_hub < 0.34: huggingface-cli login"))
     assert check_freshness([(stated, "e.yaml")], index) == []
+    both = "hf auth login   # huggingface_hub >= 0.34 (huggingface_hub < 0.34: huggingface-cli login)"
+    assert check_freshness([(_parse(_entry_with_workaround(both)), "e.yaml")], index) == []  # both sides stated
+    other = _parse(_entry_with_workaround("hf auth login   # huggingface_hub >= 0.20"))  # a bound, not this one
+    assert [code for _, code, _ in check_freshness([(other, "e.yaml")], index)] == ["RC603"]
 
 
 def test_rc602_reads_a_kwarg_of_a_class_method_and_its_bound() -> None:

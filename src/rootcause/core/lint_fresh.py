@@ -170,8 +170,18 @@ def _upper_bound(last: str, absent: str) -> str:
 
 
 def _separates(specs: Specs, package: str, older: str, newer: str) -> bool:
-    """Whether the advice's own text states this very boundary (`huggingface_hub < 0.34: huggingface-cli login`)."""
-    return _excluded(specs, package, older) != _excluded(specs, package, newer)
+    """Whether the advice's own text states this very boundary (`huggingface_hub < 0.34: huggingface-cli login`):
+    one stated bound holds one release and not the other (a text that states both sides, `>= 0.34` for one command
+    and `< 0.34` for the other, states it too)."""
+    try:
+        a, b = Version(older), Version(newer)
+    except InvalidVersion:
+        return False
+    name = canonicalize_name(package)
+    return any(
+        canonicalize_name(p) == name and spec.contains(a, prereleases=True) != spec.contains(b, prereleases=True)
+        for p, spec in specs
+    )
 
 
 def _judge(field: str, item: NamedItem, found: list[Presence], specs: Specs, said: Specs) -> list[tuple[str, str]]:
