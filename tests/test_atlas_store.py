@@ -37,13 +37,19 @@ def test_round_trip(tmp_path: Path) -> None:
     assert columns[-2:] == ["releases_json", "source_url"]
 
 
-def test_xz_atlas_is_decompressed_into_the_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def _packed_atlas(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An xz-compressed one-template atlas, with the user cache under tmp_path."""
     monkeypatch.delenv("ROOTCAUSE_CACHE_DIR", raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    plain = tmp_path / "atlas.sqlite"
+    plain = tmp_path / "plain.sqlite"
     write_atlas(plain, MANIFEST, [TEMPLATE])
     packed = tmp_path / "atlas.sqlite.xz"
     packed.write_bytes(lzma.compress(plain.read_bytes()))
+    return packed
+
+
+def test_xz_atlas_is_decompressed_into_the_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    packed = _packed_atlas(tmp_path, monkeypatch)
     assert load_templates(packed) == [TEMPLATE]
     assert len(list((tmp_path / "cache" / "rootcause").glob("atlas-*.sqlite"))) == 1
     written = tmp_path / "written.sqlite.xz"
@@ -98,12 +104,7 @@ def test_shipped_atlas_lookup_is_held_but_a_removed_copy_comes_back(
     cleaned cache) is decompressed again on the next call, not handed out stale."""
     from rootcause.adapters.atlas import store
 
-    monkeypatch.delenv("ROOTCAUSE_CACHE_DIR", raising=False)
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    plain = tmp_path / "src.sqlite"
-    write_atlas(plain, MANIFEST, [TEMPLATE])
-    packed = tmp_path / "atlas.sqlite.xz"
-    packed.write_bytes(lzma.compress(plain.read_bytes()))
+    packed = _packed_atlas(tmp_path, monkeypatch)
     monkeypatch.setattr(store, "SHIPPED", tmp_path / "absent.sqlite")
     monkeypatch.setattr(store, "SHIPPED_XZ", packed)
     monkeypatch.setattr(store, "_default_seen", None)
