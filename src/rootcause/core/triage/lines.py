@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -35,6 +36,7 @@ class Prefilter:
             exprs = [re.escape(k) for k in keywords]
             db.compile(expressions=exprs, ids=list(range(len(exprs))), flags=[0] * len(exprs))
             self._db = db
+        self._scratch = threading.local()  # one prefilter serves every thread of a service: a scratch each
         self._rx = re.compile(b"|".join(re.escape(k) for k in keywords))
 
     def holds_keyword(self, line: bytes) -> bool:
@@ -51,7 +53,10 @@ class Prefilter:
                 ends.append(to)
 
             with contextlib.suppress(hyperscan.ScanTerminated):
-                self._db.scan(memoryview(buf)[lo:hi], match_event_handler=on_match)
+                scratch = getattr(self._scratch, "space", None)
+                if scratch is None:
+                    scratch = self._scratch.space = hyperscan.Scratch(self._db)
+                self._db.scan(memoryview(buf)[lo:hi], match_event_handler=on_match, scratch=scratch)
             ends.sort()
             last_stop = -1
             for rel in ends:
