@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import re
-import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -36,14 +35,20 @@ class Prefilter:
             exprs = [re.escape(k) for k in keywords]
             db.compile(expressions=exprs, ids=list(range(len(exprs))), flags=[0] * len(exprs))
             self._db = db
-        self._scratch = threading.local()  # one prefilter serves every thread of a service: a scratch each
+        # the prototype scratch space: each stream clones its own, so one prefilter serves every thread
+        self._scratch: Any = None if self._db is None else hyperscan.Scratch(self._db)
         self._rx = re.compile(b"|".join(re.escape(k) for k in keywords))
 
     def holds_keyword(self, line: bytes) -> bool:
         return self._rx.search(line) is not None
 
-    def line_spans(self, buf: bytes, lo: int = 0, hi: int | None = None) -> list[tuple[int, int]]:
-        """(start, stop) of every line of buf[lo:hi] that holds a keyword, in order, without the newline."""
+    def new_scratch(self) -> Any:
+        """A scratch space of the caller's own (None without hyperscan); a scan may not share one."""
+        return None if self._scratch is None else self._scratch.clone()
+
+    def line_spans(self, buf: bytes, lo: int = 0, hi: int | None = None, scratch: Any = None) -> list[tuple[int, int]]:
+        """(start, stop) of every line of buf[lo:hi] that holds a keyword, in order, without the newline.
+        ``scratch``: from `new_scratch`, reused across one stream's chunks; None clones one for this call."""
         hi = len(buf) if hi is None else hi
         spans: list[tuple[int, int]] = []
         if self._db is not None:
@@ -53,9 +58,8 @@ class Prefilter:
                 ends.append(to)
 
             with contextlib.suppress(hyperscan.ScanTerminated):
-                scratch = getattr(self._scratch, "space", None)
                 if scratch is None:
-                    scratch = self._scratch.space = hyperscan.Scratch(self._db)
+                    scratch = self.new_scratch()
                 self._db.scan(memoryview(buf)[lo:hi], match_event_handler=on_match, scratch=scratch)
             ends.sort()
             last_stop = -1
@@ -87,6 +91,7 @@ class LineStream:
 
     def __init__(self, prefilter: Prefilter) -> None:
         self.prefilter = prefilter
+        self._scratch = prefilter.new_scratch()
         self.lines = 0
         self.bytes = 0
         self._carry = b""
@@ -167,7 +172,7 @@ class LineStream:
         pos = lo
         line_no = self.lines
         tail = self._tail
-        for start, stop in self.prefilter.line_spans(buf, lo, hi) if spans is None else spans:
+        for start, stop in self.prefilter.line_spans(buf, lo, hi, self._scratch) if spans is None else spans:
             line_no += buf.count(b"\n", pos, start)
             pos = start
             raw = buf[start : min(stop, start + MAX_LINE)]
