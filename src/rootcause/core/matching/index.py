@@ -287,6 +287,8 @@ class CompiledIndex:
         m = rx.search(text)
         if m is None:
             return None
+        if not self.patterns[pattern_index].names:
+            return {}  # no named group: the wrapper's groupdict() would build its group index to say so
         return {k: v for k, v in m.groupdict().items() if v is not None}
 
 

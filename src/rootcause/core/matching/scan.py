@@ -9,6 +9,7 @@ never reach Python. Memory holds one chunk and a few tail lines.
 from __future__ import annotations
 
 import contextlib
+import itertools
 from collections import deque
 from collections.abc import Iterator
 from typing import Protocol
@@ -317,13 +318,13 @@ class SourceScanner(ErrorishLines, WrapRepair):
 
     def _window_text(self, window: int) -> str:
         """The last `window` lines, cleaned, joined with newlines."""
-        lines = list(self._tail)[-window:]
-        out = []
-        for line in lines:
-            if isinstance(line, bytes):
-                line = strip_framing(line[:MAX_LINE].decode("utf-8", "replace")).text
-            out.append(line)
-        return "\n".join(out)
+        tail = self._tail
+        first = max(0, len(tail) - window)
+        for i in range(first, len(tail)):
+            line = tail[i]
+            if isinstance(line, bytes):  # cleaned once, in place: every wider window reads it again
+                tail[i] = strip_framing(line[:MAX_LINE].decode("utf-8", "replace")).text
+        return "\n".join(itertools.islice(tail, first, None))  # type: ignore[arg-type]
 
     # -- one line ---------------------------------------------------------------------------
     def _handle_line(self, raw: str, line_no: int) -> None:
