@@ -5,7 +5,8 @@
 
 Two databases: ``--exact`` holds the canon's patterns themselves (named groups made plain; the few that
 hyperscan cannot compile exactly are left out and counted), the default holds the prefilter forms that
-rootcause's own database starts with (`patterns.prefilter_source`, same flags) without its extra ids
+rootcause's own database starts with (`patterns.prefilter_source` of `heads.scan_tail`: a multi-line pattern by its
+last lines; same flags) without its extra ids
 (error-looking lines, versions, triage keywords): the floor. The scan counts matches in a Python callback and
 reads the file as rootcause does (1 MiB chunks, lines whole).
 """
@@ -31,6 +32,7 @@ def _compiles(source: bytes, flags: int) -> bool:
 
 def compile_db(out: Path, exact: bool) -> None:
     from rootcause.adapters.loading import load_index
+    from rootcause.core.matching.heads import scan_tail
     from rootcause.core.matching.patterns import prefilter_source
 
     index = load_index()
@@ -42,7 +44,7 @@ def compile_db(out: Path, exact: bool) -> None:
         print(f"{len(every) - len(sources)} of {len(every)} patterns left out (hyperscan cannot match them exactly)")
     else:
         flags = hyperscan.HS_FLAG_MULTILINE | hyperscan.HS_FLAG_PREFILTER | hyperscan.HS_FLAG_ALLOWEMPTY
-        sources = [prefilter_source(p.regex).encode() for p in scanned]
+        sources = [prefilter_source(scan_tail(p.regex)).encode() for p in scanned]
     db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
     db.compile(expressions=sources, ids=list(range(len(sources))), elements=len(sources), flags=[flags] * len(sources))
     out.write_bytes(hyperscan.dumpb(db))

@@ -333,6 +333,29 @@ def required_literal(regex: str) -> str:
     return run if len(run) > len(best) else best
 
 
+TAIL_LITERAL_MIN = 6  # literal characters a multi-line pattern's last lines must demand to stand for it in the scan
+_FLAG_ATOM = re.compile(r"\(\?[a-zA-Z-]+\)")
+
+
+def scan_tail(regex: str) -> str:
+    """What the raw-text scan looks for of a multi-line pattern: its lines after its last top-level newline whose
+    literal (``required_literal``) is at least TAIL_LITERAL_MIN characters, or the whole pattern when none is.
+
+    Every match of the pattern ends with a match of that tail, at the same offset, so a scan for the tail halts on
+    every line where the pattern may end (and a few more, which RE2 then rejects). Hyperscan scans a tail several
+    times faster than the whole: a pattern that starts on any line naming ``python`` and spans a dozen lines keeps
+    many partial matches alive across the input. Flags set before the cut (``(?i)``) are kept in front."""
+    parts = atoms(regex)
+    if parts is None:
+        return regex
+    cuts = [i + 1 for i, atom in enumerate(parts) if atom == "\\n"]
+    for cut in reversed(cuts):
+        tail = "".join(parts[cut:])
+        if len(required_literal(tail)) >= TAIL_LITERAL_MIN:
+            return "".join(a for a in parts[:cut] if _FLAG_ATOM.fullmatch(a)) + tail
+    return regex
+
+
 def derive_heads(entries: list[Entry]) -> list[tuple[str, str, bool]]:
     """(entry id, truncated pattern, whether it is a consequence pattern) for every single-line pattern that has
     one, unless another entry derives the same."""

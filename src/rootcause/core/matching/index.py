@@ -17,7 +17,7 @@ from typing import Any
 
 import re2
 
-from rootcause.core.matching.heads import MIN_HEAD, derive_heads, required_literal
+from rootcause.core.matching.heads import MIN_HEAD, TAIL_LITERAL_MIN, derive_heads, required_literal, scan_tail
 from rootcause.core.matching.lexical import LexicalIndex
 from rootcause.core.matching.patterns import compile_re2, group_names, literal_length, prefilter_source
 from rootcause.core.model import Entry
@@ -153,7 +153,7 @@ class CompiledIndex:
         sources, all_flags = [], []
         for i, p in enumerate(self.patterns[: self.n_scanned]):
             literal = literals.get(i)
-            sources.append(prefilter_source(p.regex) if literal is None else literal)
+            sources.append(prefilter_source(scan_tail(p.regex)) if literal is None else literal)
             all_flags.append(flags if literal is None else 0)
         sources += [ERRORISH_REGEX, ENV_HINT_REGEX]
         sources += [re.escape(k.decode()) for k in TRIAGE_KEYWORDS]
@@ -287,6 +287,8 @@ class CompiledIndex:
         m = rx.search(text)
         if m is None:
             return None
+        if not self.patterns[pattern_index].names:
+            return {}  # no named group: the wrapper's groupdict() would build its group index to say so
         return {k: v for k, v in m.groupdict().items() if v is not None}
 
 
@@ -294,7 +296,8 @@ def database_layout() -> str:
     """What the compiled hyperscan database holds besides the canon's patterns, and in which order: a change
     (a triage keyword added, an id moved, the prefilter loosened) changes the index cache key, so a stale
     database is never loaded."""
-    parts = ["layout 4", "patterns", f"literals above {LITERAL_ABOVE}, at least {LITERAL_MIN}", "heads 3"]
+    parts = ["layout 5", "patterns", f"literals above {LITERAL_ABOVE}, at least {LITERAL_MIN}", "heads 3"]
+    parts.append(f"multi-line patterns by their tails, literal at least {TAIL_LITERAL_MIN}")
     parts += ["errorish", ERRORISH_REGEX, "env", ENV_HINT_REGEX, "triage"]
     parts += [k.decode() for k in TRIAGE_KEYWORDS]
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:16]

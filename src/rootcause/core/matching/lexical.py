@@ -20,6 +20,7 @@ from rootcause.core.normalize import tokens
 
 K1 = 1.2
 B = 0.75
+WEIGHTS_KEPT = 50_000  # terms whose weighted postings a held index keeps (then it starts again)
 
 # Lines that any traceback or crash prints, whatever failed: never a lexical query.
 _BOILERPLATE_LINE = re.compile(
@@ -92,15 +93,28 @@ class LexicalIndex:
 
     def _score_bag(self, bag: Counter[str]) -> dict[int, float]:
         scores: dict[int, float] = {}
+        get = scores.get
         for term in bag:
-            posting = self.postings.get(term)
-            if not posting:
-                continue
-            idf = self._idf(term)
-            for doc, tf in posting:
-                norm = tf * (K1 + 1) / (tf + K1 * (1 - B + B * self.doc_len[doc] / self.avg_len))
-                scores[doc] = scores.get(doc, 0.0) + idf * norm
+            for doc, weight in self._weighted(term):
+                scores[doc] = get(doc, 0.0) + weight
         return scores
+
+    def _weighted(self, term: str) -> list[tuple[int, float]]:
+        """The term's posting with each document's BM25 weight (idf times the normalised tf), computed when the term
+        is first asked for and kept (the same arithmetic as before, so scores are unchanged to the last bit)."""
+        cache: dict[str, list[tuple[int, float]]] | None = self.__dict__.get("_weights")
+        if cache is None or len(cache) > WEIGHTS_KEPT:
+            cache = self.__dict__["_weights"] = {}
+        weighted = cache.get(term)
+        if weighted is None:
+            posting = self.postings.get(term) or []
+            idf = self._idf(term) if posting else 0.0
+            doc_len, avg_len = self.doc_len, self.avg_len
+            weighted = [
+                (doc, idf * (tf * (K1 + 1) / (tf + K1 * (1 - B + B * doc_len[doc] / avg_len)))) for doc, tf in posting
+            ]
+            cache[term] = weighted
+        return weighted
 
     def search(self, text: str, limit: int = 5, exclude: frozenset[int] = frozenset()) -> list[tuple[str, float]]:
         """Best entries for a text, as (entry id, similarity in [0, 1]); ``exclude`` skips documents."""
@@ -108,15 +122,16 @@ class LexicalIndex:
         if not bag:
             return []
         best: dict[str, float] = {}
-        query_self = self._query_self(bag)
+        query_self = max(self._query_self(bag), 1e-9)
+        self_score, doc_entry, sqrt = self.self_score, self.doc_entry, math.sqrt
         for doc, score in self._score_bag(bag).items():
             if doc in exclude:
                 continue
             # symmetric normalisation: a short query inside a long document and a long
             # query around a short document are both penalised
-            denom = math.sqrt(max(self.self_score[doc], 1e-9) * max(query_self, 1e-9))
+            denom = sqrt(max(self_score[doc], 1e-9) * query_self)
             sim = min(1.0, score / denom)
-            entry = self.doc_entry[doc]
+            entry = doc_entry[doc]
             if sim > best.get(entry, 0.0):
                 best[entry] = sim
         return sorted(best.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]

@@ -9,6 +9,7 @@ never reach Python. Memory holds one chunk and a few tail lines.
 from __future__ import annotations
 
 import contextlib
+import itertools
 from collections import deque
 from collections.abc import Iterator
 from typing import Protocol
@@ -165,11 +166,15 @@ class SourceScanner(ErrorishLines, WrapRepair):
         tap = self._tap
         keyword_ends: list[int] = []
         halts: list[tuple[int, int]] = []
+        halt_stop = -1  # the end of the line to handle (its newline), once a pattern may match on it
 
         def on_match(pattern_id: int, _from: int, to: int, _flags: int, _ctx: object) -> bool:
+            nonlocal halt_stop
             end = scan_from + to
             if end <= pos:
                 return False  # ends on a line handled already
+            if halt_stop >= 0 and end > halt_stop + 1:
+                return True  # past the line to handle: handle it in Python, then resume after it
             if pattern_id >= triage_lo:
                 if tap is not None:
                     keyword_ends.append(end)
@@ -177,19 +182,22 @@ class SourceScanner(ErrorishLines, WrapRepair):
             if pattern_id == errorish_id:
                 errorish.append(end)  # remembered only: the lexical stage reads a few of them
                 return False
-            found.append(end)
-            return True  # halt: handle this line in Python, then resume after it
+            if halt_stop < 0:  # the rest of this line is still scanned: its error-looking text and keywords count
+                found.append(end)
+                stop = data.find(b"\n", end - 1)
+                halt_stop = size if stop < 0 else stop
+            return False
 
         while pos < size:
             found.clear()
+            halt_stop = -1
             with contextlib.suppress(hyperscan.ScanTerminated):
                 self.index.hs_db.scan(view[scan_from:], match_event_handler=on_match, scratch=self._scratch)
             if not found:
                 break
             end = found[0]
             start = data.rfind(b"\n", pos, end - 1) + 1 or pos
-            stop = data.find(b"\n", end - 1)
-            stop = size if stop < 0 else stop
+            stop = halt_stop
             halts.append((start, stop))
             pos = stop + 1
             scan_from = self._window_start(data, pos)
@@ -310,13 +318,13 @@ class SourceScanner(ErrorishLines, WrapRepair):
 
     def _window_text(self, window: int) -> str:
         """The last `window` lines, cleaned, joined with newlines."""
-        lines = list(self._tail)[-window:]
-        out = []
-        for line in lines:
-            if isinstance(line, bytes):
-                line = strip_framing(line[:MAX_LINE].decode("utf-8", "replace")).text
-            out.append(line)
-        return "\n".join(out)
+        tail = self._tail
+        first = max(0, len(tail) - window)
+        for i in range(first, len(tail)):
+            line = tail[i]
+            if isinstance(line, bytes):  # cleaned once, in place: every wider window reads it again
+                tail[i] = strip_framing(line[:MAX_LINE].decode("utf-8", "replace")).text
+        return "\n".join(itertools.islice(tail, first, None))  # type: ignore[arg-type]
 
     # -- one line ---------------------------------------------------------------------------
     def _handle_line(self, raw: str, line_no: int) -> None:
