@@ -34,9 +34,10 @@ from rootcause.core.findings import (
     SourceInput,
     WorkaroundView,
 )
-from rootcause.core.matching.backends import foreign_to, other_names
+from rootcause.core.matching.backends import foreign_to, misses_object, other_names, pattern_objects
 from rootcause.core.matching.index import CompiledIndex
 from rootcause.core.matching.lexical import is_boilerplate
+from rootcause.core.matching.patterns import compile_re2
 from rootcause.core.matching.scan import Hit, ScanResult, SourceScanner, iter_text_chunks
 from rootcause.core.model import Entry, Role
 from rootcause.core.ordering import (
@@ -48,6 +49,7 @@ from rootcause.core.ordering import (
 from rootcause.core.triage.model import TriageReport
 from rootcause.core.unclassified import UnclassifiedException
 from rootcause.core.versions import Environment, Verdict, verdict
+from rootcause.errors import PatternError
 
 if TYPE_CHECKING:
     from rootcause.core.atlas.locate import AtlasIndex
@@ -193,6 +195,26 @@ def _drop_redundant_generics(ordered: list[_Group]) -> list[_Group]:
     return kept
 
 
+_SIGNATURE_OBJECTS: dict[str, frozenset[str]] = {}
+
+
+def signature_objects(entry: Entry) -> frozenset[str]:
+    """What the entry's message is about: the objects (``pattern_objects``) of the patterns that match its own
+    signature. Empty when those name none (``CUDA error: an illegal memory access was encountered``)."""
+    key = entry.id + "\0" + entry.signature
+    found = _SIGNATURE_OBJECTS.get(key)
+    if found is None:
+        objects: set[str] = set()
+        for p in entry.patterns:
+            try:
+                if p.window == 1 and compile_re2(p.regex).search(entry.signature):
+                    objects |= pattern_objects(p.regex)
+            except PatternError:
+                continue
+        found = _SIGNATURE_OBJECTS[key] = frozenset(objects)
+    return found
+
+
 def lexical_claimable(index: CompiledIndex, clean: str, entry: Entry) -> bool:
     """Whether the lexical stage may claim ``entry`` for a cleaned line at all, whatever the similarity: the
     rule `diagnose_sources` applies (and the calibration of its threshold, tests/test_lexical_calibration.py)."""
@@ -200,11 +222,13 @@ def lexical_claimable(index: CompiledIndex, clean: str, entry: Entry) -> bool:
 
 
 def _claimable(index: CompiledIndex, clean: str, entry: Entry, foreign: Callable[[str], bool]) -> bool:
-    """Not a catch-all, not about another stack, no other quoted name, and a distinctive word in common."""
+    """Not a catch-all, not about another stack, no other quoted name, the object the entry's patterns are about
+    (a sibling message shares all the rest), and a distinctive word in common."""
     return (
         not entry.generic
         and not foreign(entry.signature)
         and not other_names(clean, (entry.signature, *(ex.text for ex in entry.examples)))
+        and not misses_object(clean, signature_objects(entry))
         and index.lexical.shares_distinctive(clean, entry.id, LEXICAL_MAX_SHARE)
     )
 

@@ -104,6 +104,8 @@ class SourceScanner(ErrorishLines, WrapRepair):
     # -- feeding ----------------------------------------------------------------------------
     def feed(self, data: bytes) -> None:
         self.result.bytes += len(data)
+        if b"\r" in data:  # a Windows paste: CRLF line ends would hide multi-line windows from the prefilter
+            data = bytes(data).replace(b"\r\n", b"\n")
         cut = data.rfind(b"\n")
         if cut < 0:
             self._carry = self._carry + data if self._carry else data
