@@ -195,6 +195,44 @@ def _drop_redundant_generics(ordered: list[_Group]) -> list[_Group]:
     return kept
 
 
+_SPECIFIC_TEXTS: dict[int, str] = {}
+CUT_LEAD = 12  # characters before the cut parameter that, with it, must run on in a specific entry's own text
+
+
+def _specific_texts(index: CompiledIndex) -> str:
+    """The signatures and examples of the entries that are no family's, lower-cased, one line each."""
+    blob = _SPECIFIC_TEXTS.get(id(index))
+    if blob is None:
+        texts = [
+            line.strip().lower()
+            for entry in index.entries.values()
+            if not entry.family and not entry.generic
+            for text in (entry.signature, *(ex.text for ex in entry.examples))
+            for line in text.splitlines()
+        ]
+        blob = _SPECIFIC_TEXTS[id(index)] = "\n" + "\n".join(texts) + "\n"
+    return blob
+
+
+def _cut_member(hit: Hit, index: CompiledIndex) -> bool:
+    """Whether a family's hit on the last line of a paste with no final line break ends in one of its parameters,
+    and the line's end runs on in a specific entry's own text: the paste was cut inside that entry's message
+    (``CUDA error: an ille``, ``CUDA error: out``), whose family parameter is then only a prefix of the real one."""
+    end = hit.clean.rstrip().rstrip("\"'`.:,;)]}…").rstrip()
+    last = max((v for v in hit.params.values() if v and end.endswith(v)), key=len, default="")
+    if not last:
+        return False
+    tail = end[-(len(last) + CUT_LEAD) :].lower()
+    blob = _specific_texts(index)
+    at = blob.find(tail)
+    while at >= 0:
+        after = blob[at + len(tail) : at + len(tail) + 2]
+        if after[:1] != "\n":  # the message runs on
+            return True
+        at = blob.find(tail, at + 1)
+    return False
+
+
 _SIGNATURE_OBJECTS: dict[str, frozenset[str]] = {}
 
 
@@ -281,6 +319,8 @@ def diagnose_sources(
                 hit.rank = source.rank
             entry_id = index.patterns[hit.pattern].entry_id
             entry = index.entries[entry_id]
+            if entry.family and result.open_end and hit.line == result.lines and _cut_member(hit, index):
+                continue  # a paste cut inside a specific entry's message: the family's parameter is only its prefix
             group = groups.get(entry_id)
             if group is None:
                 score = GENERIC_SCORE if entry.generic else PATTERN_SCORE

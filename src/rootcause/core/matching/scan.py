@@ -117,6 +117,7 @@ class SourceScanner(ErrorishLines, WrapRepair):
         self._scan(memoryview(data)[: cut + 1], carry=carry)  # whole lines, joined with the carry once
 
     def finish(self) -> ScanResult:
+        self.result.open_end = bool(self._carry) and self._small is not None
         if self._carry:
             self._scan(self._carry + b"\n", added_newline=True)
             self._carry = b""
