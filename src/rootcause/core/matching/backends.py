@@ -181,12 +181,59 @@ def _split_top(body: str) -> list[str]:
     return [*out, body[start:]]
 
 
+def _depths(regex: str) -> list[int]:
+    """The group depth at each character of a pattern (escapes and character classes aside)."""
+    out, depth, i, in_class = [0] * (len(regex) + 1), 0, 0, False
+    while i < len(regex):
+        ch = regex[i]
+        out[i] = depth
+        if ch == "\\":
+            out[i + 1 : i + 2] = [depth]
+            i += 2
+            continue
+        if in_class:
+            in_class = ch != "]"
+        elif ch == "[":
+            in_class = True
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        i += 1
+    return out
+
+
+def _top_level_group_end(regex: str, start: int) -> int:
+    """The index after the group that opens at ``start``."""
+    depth, i = 0, start
+    while i < len(regex):
+        ch = regex[i]
+        if ch == "\\":
+            i += 2
+            continue
+        depth += ch == "("
+        depth -= ch == ")"
+        i += 1
+        if depth == 0:
+            break
+    return i
+
+
 @cache
 def pattern_objects(regex: str) -> frozenset[str]:
     """The names a pattern requires a line to be about: its quoted literal names, and the literal words its named
-    captures start with (empty when it names none; a capture with a free alternative names nothing)."""
-    objects = {(m.group(1) or m.group(2)).lower() for m in _QUOTED_LITERAL.finditer(regex)}
+    captures start with, where every match holds them (outside any group, a capture not optional). Empty when it
+    names none; a capture with a free alternative names nothing."""
+    if "|" in "".join(ch for ch, d in zip(regex, _depths(regex), strict=False) if d == 0):
+        return frozenset()  # alternatives at the top: no object is required by every match
+    depths = _depths(regex)
+    objects = {(m.group(1) or m.group(2)).lower() for m in _QUOTED_LITERAL.finditer(regex) if depths[m.start()] == 0}
     for m in _CAPTURE.finditer(regex):
+        if depths[m.start()] != 0:
+            continue
+        end = _top_level_group_end(regex, m.start())
+        if regex[end : end + 1] in ("?", "*") or regex[end : end + 3] == "{0,":
+            continue
         words = _capture_objects(regex, m.end() - (3 if m.group(1) else 0))
         if words:
             objects |= words
