@@ -5,9 +5,17 @@ entry).
 
     python bench/robustness.py            # one row per rewrite
     python bench/robustness.py --show cut # the examples a rewrite loses
+    python bench/robustness.py --corpus corpus            # the corpus's DEV pastes instead of the canon's examples
+    python bench/robustness.py --corpus corpus --show fence   # the dev pastes a rewrite turns into a wrong claim
 
 This is a synthetic complement to bench/coverage.py (real pastes): it measures general mechanisms on the
-canon's examples, never on the corpus, so nothing here is tuned on the test split. Figures are not asserted.
+canon's examples, or on the corpus's **dev** split (never its test split: those cases are not even loaded), so
+nothing here is tuned on test. Figures are not asserted.
+
+With ``--corpus`` each dev paste is rewritten whole (the rewrites that need the one line an entry matched use
+the paste's last non-empty line), and a rewrite's answer is ``right`` (a first claim in the case's ``expected``),
+``abstain`` (no claim) or ``wrong`` (any other claim: the one outcome that must not happen). ``new wrong`` counts
+the wrong answers whose unrewritten paste was not answered wrong.
 """
 
 from __future__ import annotations
@@ -81,6 +89,46 @@ def _title(_text: str, line: str) -> str:
     return title[:200]
 
 
+def _fence(text: str, _line: str) -> str:
+    return f"```\n{text}\n```"
+
+
+def _fence_lang(text: str, _line: str) -> str:
+    return f"**Error:**\n```python\n{text}\n```"
+
+
+def _prefix(prefix: str) -> Rewrite:
+    """Every line behind a launcher's or logger's prefix (torchrun's [rank3]:, a timestamp, a worker's pid)."""
+
+    def rewrite(text: str, _line: str) -> str:
+        return "\n".join(prefix + x for x in text.splitlines())
+
+    return rewrite
+
+
+def _crlf(text: str, _line: str) -> str:
+    return text.replace("\n", "\r\n") + "\r\n"
+
+
+def _last_line(text: str, _line: str) -> str | None:
+    lines = [x for x in text.splitlines() if x.strip()]
+    return lines[-1].strip() if len(lines) > 1 else None
+
+
+def _cut_whole(fraction: float) -> Rewrite:
+    """The paste cut mid-line at a fraction of its length (a paste stopped short, a comment over a size limit)."""
+
+    def rewrite(text: str, _line: str) -> str | None:
+        if len(text) < 60:
+            return None
+        at = int(len(text) * fraction)
+        while at < len(text) and not text[at - 1].isalnum():
+            at += 1
+        return text[:at] if at < len(text) - 1 else None
+
+    return rewrite
+
+
 REWRITES: dict[str, Rewrite] = {
     "line": lambda _t, line: line.strip(),
     "cut-30": _cut(0.3),
@@ -95,12 +143,23 @@ REWRITES: dict[str, Rewrite] = {
     "backticks": _backticks,
     "unclosed-backtick": _unclosed_backtick,
     "bullet-bold": _bullet_bold,
+    "fence": _fence,
+    "fence-lang": _fence_lang,
+    "rank-prefix": _prefix("[rank3]: "),
+    "timestamp": _prefix("2024-05-07 14:43:59,173 - ERROR - "),
+    "pid-prefix": _prefix("(VllmWorker TP1 pid=4242) ERROR 05-07 14:43:59 [worker.py:88] "),
+    "crlf": _crlf,
+    "last-line": _last_line,
+    "cut-whole-50": _cut_whole(0.5),
+    "cut-whole-75": _cut_whole(0.75),
+    "cut-whole-90": _cut_whole(0.9),
 }
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--show", choices=sorted(REWRITES), help="list the examples this rewrite loses")
+    parser.add_argument("--corpus", metavar="DIR", help="rewrite the corpus's dev pastes (never test) instead")
     args = parser.parse_args(argv)
 
     from rootcause.adapters.loading import load_index
@@ -117,6 +176,9 @@ def main(argv: list[str] | None = None) -> int:
             if f.matched_by in ("pattern", "lexical") and not index.entries[f.id].catch_all:
                 return f.id
         return None
+
+    if args.corpus:
+        return _corpus_main(args.corpus, args.show, first_claim)
 
     base: list[tuple[str, str, str]] = []  # (entry id, example text, matched line) where the example is first
     for entry in index.entries.values():
@@ -149,6 +211,45 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"  {entry_id}: got {got}\n    {paste[:300]!r}")
         share = f"{kept / tried:.3f}" if tried else "-"
         print(f"{name:<18} {tried:>6} {kept:>6} {share:>6} {wrong:>6}")
+    return 0
+
+
+def _corpus_main(root: str, show: str | None, first_claim: Callable[[str], str | None]) -> int:
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from coverage import load_corpus
+
+    cases = [c for c in load_corpus(Path(root)) if c.split == "dev"]  # the test split is never rewritten
+    print(f"{len(cases)} dev cases ({sum(c.kind == 'positive' for c in cases)} positives)")
+    print(f"{'rewrite':<18} {'tried':>6} {'right':>6} {'abstain':>7} {'wrong':>6} {'new wrong':>9}")
+
+    def verdict(case, got: str | None) -> str:  # type: ignore[no-untyped-def]
+        if got is None:
+            return "abstain"
+        return "right" if got in case.expected else "wrong"
+
+    before = {c.id: verdict(c, first_claim(c.paste)) for c in cases}
+    for name, rewrite in REWRITES.items():
+        if show and name != show:
+            continue
+        counts = {"right": 0, "abstain": 0, "wrong": 0}
+        tried = new_wrong = 0
+        for case in cases:
+            lines = [x for x in case.paste.splitlines() if x.strip()]
+            paste = rewrite(case.paste, lines[-1] if lines else case.paste)
+            if paste is None:
+                continue
+            tried += 1
+            got = first_claim(paste)
+            v = verdict(case, got)
+            counts[v] += 1
+            if v == "wrong" and before[case.id] != "wrong":
+                new_wrong += 1
+                if show:
+                    print(f"  {case.id} (expected {list(case.expected)}, was {before[case.id]}): got {got}")
+                    print(f"    {paste[:400]!r}")
+        print(f"{name:<18} {tried:>6} {counts['right']:>6} {counts['abstain']:>7} {counts['wrong']:>6} {new_wrong:>9}")
     return 0
 
 

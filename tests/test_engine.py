@@ -38,6 +38,10 @@ FRAMINGS = [
     "12: ",
     "\x1b[31m",
     "ERROR:root:",
+    "2024-03-01 12:00:01,123 - root - ERROR - ",
+    "2024-03-01 12:00:01,123 - ERROR - ",
+    "(VllmWorker TP1 pid=437) ERROR 01-08 17:16:15 [core.py:844] ",
+    "(APIServer pid=1) (EngineCore_DP0 pid=181) ",
 ]
 
 

@@ -211,6 +211,7 @@ def test_every_code_has_a_test() -> None:
     tested |= {"RC402", "RC403"}  # test_rc402_a_workaround_that_a_same_as_entry_calls_a_dead_end
     tested |= {"RC802", "RC803"}  # tests/test_reproducers.py
     tested |= {"RC108"}  # test_rc108_the_normalisers_own_patterns_are_linear
+    tested |= {"RC110"}  # test_rc110_a_test_split_thread_is_never_a_source
     tested |= {"RC509", "RC510", "RC511"}  # tests/test_atlas_bounds.py
     tested |= {"RC602", "RC603"}  # tests/test_advice_freshness.py
     assert set(CHECKS) <= tested, set(CHECKS) - tested
@@ -253,3 +254,31 @@ def test_rc109_is_quiet_when_a_cut_paste_still_matches(tmp_path: Path) -> None:
     assert first_sentence_cut(line, 14, len(line)) == "RuntimeError: CUDA out of memory."
     assert first_sentence_cut("Could not load library libcudnn_cnn_infer.so.8. Error", 0, 48) is None, "a version"
     assert "RC109" not in lint_folder(tmp_path, {GOOD_ID: entry_text()}), "the seed's stable head matches the cut"
+
+
+def test_rc110_a_test_split_thread_is_never_a_source(tmp_path: Path) -> None:
+    """An entry citing a thread of the corpus's test split fails lint; a dev thread of the same corpus does not."""
+    corpus = tmp_path / "corpus"
+    (corpus / "cases").mkdir(parents=True)
+    (corpus / "cases" / "x.yaml").write_text(
+        "- id: a\n  url: https://github.com/NVIDIA/nccl/issues/1438/\n  split: test\n  kind: positive\n"
+        "- id: b\n  url: https://github.com/open-mmlab/mmdetection/issues/12392\n  split: dev\n  kind: positive\n",
+        encoding="utf-8",
+    )
+    canon = tmp_path / "canon"
+    path = canon / f"{GOOD_ID}.yaml"
+    path.parent.mkdir(parents=True)
+    path.write_text(entry_text(), encoding="utf-8")
+    result = run_cli("lint", str(canon), "--corpus", str(corpus), "--format", "json")
+    found = [f for f in json.loads(result.stdout)["findings"] if f["code"] == "RC110"]
+    assert result.returncode == 1
+    assert sorted(f["message"].split()[0] for f in found) == ["examples.1", "sources.2"], found
+    assert all("nccl/issues/1438" in f["message"] for f in found)
+
+
+def test_rc110_thread_keys_ignore_anchors_and_case() -> None:
+    from rootcause.core.lint_split import thread_key
+
+    same = thread_key("https://github.com/a/b/issues/12/")
+    assert thread_key("https://GitHub.com/a/b/issues/12#issuecomment-3") == same
+    assert thread_key("https://github.com/a/b/issues/12") != thread_key("https://github.com/a/b/issues/123")

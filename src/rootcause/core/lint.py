@@ -20,6 +20,7 @@ from rootcause.core.lint_atlas import check_atlas_bounds
 from rootcause.core.lint_fresh import check_freshness
 from rootcause.core.lint_heads import check_first_sentence
 from rootcause.core.lint_links import check_linked_advice, grounded_link_first
+from rootcause.core.lint_split import check_test_split_sources
 from rootcause.core.matching.index import CompiledIndex
 from rootcause.core.matching.lexical import LexicalIndex
 from rootcause.core.matching.patterns import backtracking_risk, compile_re2, compiled_patterns
@@ -46,6 +47,10 @@ CHECKS: dict[str, tuple[str, str]] = {
     "RC109": (
         "warning",
         "a paste cut after the message's first sentence matches none of the entry's patterns (nor their stable heads)",
+    ),
+    "RC110": (
+        "error",
+        "a source, example or advice cites a thread of the corpus's test split (only scored, never used)",
     ),
     "RC201": ("error", "an example is matched first by another entry (collision)"),
     "RC301": ("error", "near-duplicate signature of another entry, with no typed relation"),
@@ -380,10 +385,12 @@ def lint_entries(
     reproducers: Mapping[str, list[Reproducer]] | None = None,
     atlas: AtlasBounds | None = None,
     names: NamesIndex | None = None,
+    test_threads: frozenset[str] = frozenset(),
 ) -> list[LintFinding]:
     """Lint parsed entries. ``reproducers`` (entry id -> what the adapter found) turns on RC802/RC803; ``atlas``
     (what the adapter read of the message atlas) turns on RC509-RC511; ``names`` (the names index of released
-    packages) turns on RC602/RC603."""
+    packages) turns on RC602/RC603; ``test_threads`` (the corpus's test-split thread URLs, keyed by
+    core/lint_split.thread_key) turns on RC110."""
     entries = {e.id: (e, path) for e, path in loaded}
     ids = set(entries)
     out: list[LintFinding] = []
@@ -392,6 +399,7 @@ def lint_entries(
         out += check_bounds(entry, path)
         if read_cited is not None:
             out += check_cited_fixtures(entry, path, read_cited)
+        out += [LintFinding(p, code, msg) for p, code, msg in check_test_split_sources(entry, path, test_threads)]
         if atlas is not None:
             out += [LintFinding(p, code, msg) for p, code, msg in check_atlas_bounds(entry, path, atlas)]
         if reproducers is not None:

@@ -43,11 +43,18 @@ _FRAMING = [
         "level",
         re.compile(r"^(?:\[(?:INFO|WARNING|ERROR|CRITICAL|DEBUG)\]|(?:INFO|WARNING|ERROR|CRITICAL|DEBUG):[\w.]*:)\s?"),
     ),
+    # Python logging's "%(asctime)s - %(name)s - %(levelname)s - %(message)s" after its time: "root - ERROR - "
+    ("level", re.compile(r"^(?:[\w.\-]+ - )?(?:INFO|WARNING|ERROR|CRITICAL|DEBUG) - ")),
     # Slurm "srun --label": "3: message"
     ("slurm", re.compile(r"^\s{0,3}(?P<slurm_rank>\d{1,5}): ")),
     # Ray's worker prefix "(RayWorkerWrapper pid=37007, ip=10.0.0.1) " and vLLM's "ERROR 06-12 15:44:15 file.py:148] "
-    ("ray", re.compile(r"^\((?:\w+ )?pid=\d+(?:, ip=[\d.]+)?\)\s")),
-    ("vllm", re.compile(r"^(?:INFO|WARNING|ERROR|DEBUG|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? [\w.]+:\d+\]\s")),
+    # vLLM's process prefixes name one or two words: "(VllmWorker TP1 pid=437) ", "(EngineCore_DP0 pid=697344) ";
+    # its logger writes "ERROR 01-08 17:16:15 [core.py:844] " (older releases: without the bracket)
+    ("ray", re.compile(r"^\((?:\w+ )?(?:\w+ )?pid=\d+(?:, ip=[\d.]+)?\)\s")),
+    (
+        "vllm",
+        re.compile(r"^(?:INFO|WARNING|ERROR|DEBUG|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? \[?[\w.]+:\d+\]\s"),
+    ),
     # DeepSpeed's logger site after its time and level: "[launch.py:434:sigkill_handler] "
     ("site", re.compile(r"^\[[\w.]+\.py:\d+:\w+\]\s")),
     # What users add around a paste: "> " quotes, markdown fences and emphasis, list bullets, shell prompts

@@ -138,6 +138,13 @@ def fmt(paths: tuple[Path, ...], check: bool, canon: tuple[str, ...]) -> None:
     default=None,
     help="Names index for RC602/RC603 (default: the shipped data/atlas/names.json.xz).",
 )
+@click.option(
+    "--corpus",
+    "corpus_dir",
+    type=click.Path(path_type=Path, file_okay=False, exists=True),
+    default=None,
+    help="Corpus whose test-split threads the canon must not cite (RC110; default: the checkout's corpus/, if any).",
+)
 def lint(
     paths: tuple[Path, ...],
     output: str,
@@ -145,6 +152,7 @@ def lint(
     atlas_file: str | None,
     no_atlas: bool,
     names_path: Path | None,
+    corpus_dir: Path | None = None,
 ) -> None:
     """Check the canon: schema, patterns, examples, collisions, duplicates, contradictions, content.
 
@@ -178,7 +186,9 @@ def lint(
         for entry, path in loaded.values()
     }
     from rootcause.adapters.atlas.names_build import load_names
+    from rootcause.adapters.corpus_split import checkout_corpus_dir, corpus_test_threads
 
+    corpus = corpus_dir or checkout_corpus_dir(checkout_canon_dir())
     problems += lint_entries(
         loaded.values(),
         known_env=known_env_vars(),
@@ -186,6 +196,7 @@ def lint(
         read_cited=cited_fixture_reader(roots),
         atlas=None if no_atlas else _atlas_bounds(atlas_file, [entry for entry, _ in loaded.values()]),
         names=load_names(names_path),
+        test_threads=corpus_test_threads(corpus) if corpus is not None else frozenset(),
     )
     errors = [p for p in problems if p.severity == "error"]
     if output == "json":

@@ -123,3 +123,126 @@ def other_names(line: str, entry_texts: tuple[str, ...]) -> bool:
         return False
     named = [_cached_names(t) for t in entry_texts]
     return any(named) and not any(of_line & n for n in named)
+
+
+# -- the object a pattern is about ---------------------------------------------------------------------------------
+# Sibling messages share their template and differ in what they are about: ``No such file or directory: 'cmake'``
+# and ``... 'b`` (cut), ``cannot import name 'cached_download' from 'huggingface_hub'`` and ``... 'errors' ...``,
+# ``No matching distribution found for torch`` and ``... for o``. The lexical stage scores the template's words, so it
+# would claim the entry for each sibling; it may claim only when the line names the entry's object too.
+_QUOTED_LITERAL = re.compile(r"""'([A-Za-z_][A-Za-z0-9_.\-]{2,})'|`([A-Za-z_][A-Za-z0-9_.\-]{2,})`""")
+_CAPTURE = re.compile(r"\(\?P<\w+>(\(\?:)?")
+_LEAD_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
+
+
+def _capture_objects(regex: str, start: int) -> set[str] | None:
+    """The literal words a named capture's body starts with (``(?P<package>torch(?:vision|audio)?)`` -> torch;
+    ``(?P<p>(?:peft|trl))`` -> peft, trl), or None when one of its alternatives starts with no literal word."""
+    depth, i, body_start = 1, start, start
+    while i < len(regex) and depth:
+        ch = regex[i]
+        if ch == "\\":
+            i += 2
+            continue
+        depth += ch == "("
+        depth -= ch == ")"
+        i += 1
+    body = regex[body_start : i - 1]
+    if body.startswith("(?:") and body.endswith(")"):
+        body = body[3:-1]
+    words: set[str] = set()
+    for alternative in _split_top(body):
+        lead = _LEAD_WORD.match(alternative)
+        if lead is None:
+            return None
+        words.add(lead.group(0).lower())
+    return words or None
+
+
+def _split_top(body: str) -> list[str]:
+    out, depth, start, i, in_class = [], 0, 0, 0, False
+    while i < len(body):
+        ch = body[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if in_class:
+            in_class = ch != "]"
+        elif ch == "[":
+            in_class = True
+        elif ch in "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif ch == "|" and depth == 0:
+            out.append(body[start:i])
+            start = i + 1
+        i += 1
+    return [*out, body[start:]]
+
+
+def _depths(regex: str) -> list[int]:
+    """The group depth at each character of a pattern (escapes and character classes aside)."""
+    out, depth, i, in_class = [0] * (len(regex) + 1), 0, 0, False
+    while i < len(regex):
+        ch = regex[i]
+        out[i] = depth
+        if ch == "\\":
+            out[i + 1 : i + 2] = [depth]
+            i += 2
+            continue
+        if in_class:
+            in_class = ch != "]"
+        elif ch == "[":
+            in_class = True
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        i += 1
+    return out
+
+
+def _top_level_group_end(regex: str, start: int) -> int:
+    """The index after the group that opens at ``start``."""
+    depth, i = 0, start
+    while i < len(regex):
+        ch = regex[i]
+        if ch == "\\":
+            i += 2
+            continue
+        depth += ch == "("
+        depth -= ch == ")"
+        i += 1
+        if depth == 0:
+            break
+    return i
+
+
+@cache
+def pattern_objects(regex: str) -> frozenset[str]:
+    """The names a pattern requires a line to be about: its quoted literal names, and the literal words its named
+    captures start with, where every match holds them (outside any group, a capture not optional). Empty when it
+    names none; a capture with a free alternative names nothing."""
+    if "|" in "".join(ch for ch, d in zip(regex, _depths(regex), strict=False) if d == 0):
+        return frozenset()  # alternatives at the top: no object is required by every match
+    depths = _depths(regex)
+    objects = {(m.group(1) or m.group(2)).lower() for m in _QUOTED_LITERAL.finditer(regex) if depths[m.start()] == 0}
+    for m in _CAPTURE.finditer(regex):
+        if depths[m.start()] != 0:
+            continue
+        end = _top_level_group_end(regex, m.start())
+        if regex[end : end + 1] in ("?", "*") or regex[end : end + 3] == "{0,":
+            continue
+        words = _capture_objects(regex, m.end() - (3 if m.group(1) else 0))
+        if words:
+            objects |= words
+    return frozenset(objects)
+
+
+def misses_object(line: str, objects: frozenset[str]) -> bool:
+    """True when an entry is about named objects (``signature_objects``) and the line names none of them."""
+    if not objects:
+        return False
+    low = line.lower()
+    return not any(obj in low for obj in objects)

@@ -296,7 +296,7 @@ def database_layout() -> str:
     """What the compiled hyperscan database holds besides the canon's patterns, and in which order: a change
     (a triage keyword added, an id moved, the prefilter loosened) changes the index cache key, so a stale
     database is never loaded."""
-    parts = ["layout 5", "patterns", f"literals above {LITERAL_ABOVE}, at least {LITERAL_MIN}", "heads 3"]
+    parts = ["layout 6", "patterns", f"literals above {LITERAL_ABOVE}, at least {LITERAL_MIN}", "heads 3"]
     parts.append(f"multi-line patterns by their tails, literal at least {TAIL_LITERAL_MIN}")
     parts += ["errorish", ERRORISH_REGEX, "env", ENV_HINT_REGEX, "triage"]
     parts += [k.decode() for k in TRIAGE_KEYWORDS]

@@ -49,6 +49,9 @@ def prefilter_source(regex: str) -> str:
 
 
 _LINE_END_OR_MARKUP = "(?:$|[`*_])"
+# How much framing may start a raw line inside a multi-line window: vLLM's worker lines carry about 75 characters
+# ("(VllmWorker TP0 pid=437) ERROR 08-28 07:32:18 [multiproc_executor.py:559] "), more when processes nest
+MAX_FRAMING = 128
 
 
 def _allow_framing_after_newlines(src: str) -> str:
@@ -59,7 +62,7 @@ def _allow_framing_after_newlines(src: str) -> str:
         ch = src[i]
         if ch == "\\" and i + 1 < len(src):
             pair = src[i : i + 2]
-            out.append("\\n[^\\n]{0,48}?" if pair == "\\n" and not in_class else pair)
+            out.append(f"\\n[^\\n]{{0,{MAX_FRAMING}}}?" if pair == "\\n" and not in_class else pair)
             i += 2
             continue
         if ch == "$" and not in_class:  # the cleaned line ends here; the raw one may go on with closing markup

@@ -105,6 +105,8 @@ class SourceScanner(ErrorishLines, WrapRepair):
     # -- feeding ----------------------------------------------------------------------------
     def feed(self, data: bytes) -> None:
         self.result.bytes += len(data)
+        if b"\r" in data:  # a Windows paste: CRLF line ends would hide multi-line windows from the prefilter
+            data = bytes(data).replace(b"\r\n", b"\n")
         cut = data.rfind(b"\n")
         if cut < 0:
             self._carry = self._carry + data if self._carry else data
@@ -116,6 +118,7 @@ class SourceScanner(ErrorishLines, WrapRepair):
         self._scan(memoryview(data)[: cut + 1], carry=carry)  # whole lines, joined with the carry once
 
     def finish(self) -> ScanResult:
+        self.result.open_end = bool(self._carry) and self._small is not None
         if self._carry:
             self._scan(self._carry + b"\n", added_newline=True)
             self._carry = b""

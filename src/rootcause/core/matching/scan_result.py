@@ -29,3 +29,4 @@ class ScanResult:
     errorish: list[tuple[int, str, str, int | None]] = field(default_factory=list)
     env: Environment = field(default_factory=dict)
     truncated_hits: int = 0
+    open_end: bool = False  # a small input whose last line has no line break: a paste that may be cut there

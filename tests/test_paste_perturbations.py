@@ -1,0 +1,58 @@
+"""What users do to a paste must never turn a right answer into a wrong claim (bench/robustness.py --corpus
+measures it on the corpus's dev split): CRLF line ends, cuts inside a message, a sibling message's template."""
+
+from __future__ import annotations
+
+import pytest
+
+from rootcause.adapters.loading import load_index
+from rootcause.core.diagnosis import diagnose_text
+from rootcause.core.matching.backends import misses_object, pattern_objects
+
+
+@pytest.fixture(scope="module")
+def canon_index():
+    return load_index()
+
+
+def first_claim(text: str, index) -> str | None:  # type: ignore[no-untyped-def]
+    d = diagnose_text(text, index)
+    if not d.matched:
+        return None
+    claims = [f for f in d.findings if f.matched_by in ("pattern", "lexical") and not index.entries[f.id].catch_all]
+    return claims[0].id if claims else None
+
+
+TE = 'so_path = next(so_dir.glob(f"*.{extension}"))\n          ^^^^^^^^^^^^^^^^^^^^^^^^^^\nStopIteration'
+
+
+def test_crlf_line_ends_keep_multi_line_windows(canon_index) -> None:
+    want = "packaging/transformer-engine-extension-not-found"
+    assert first_claim(TE, canon_index) == want
+    assert first_claim(TE.replace("\n", "\r\n") + "\r\n", canon_index) == want
+
+
+@pytest.mark.parametrize(
+    "cut",
+    [
+        "FileNotFoundError: [Errno 2] No such file or directory: 'b",  # cmake-not-found is about 'cmake'
+        "ERROR: No matching distribution found for o",  # the torch entry is about torch
+    ],
+)
+def test_a_cut_or_sibling_message_is_not_claimed_by_words_alone(canon_index, cut: str) -> None:
+    assert first_claim(cut, canon_index) is None
+
+
+@pytest.mark.parametrize("cut", ["RuntimeError: CUDA error: an ille", "RuntimeError: CUDA error: out"])
+def test_a_family_does_not_claim_a_message_cut_inside_its_member(canon_index, cut: str) -> None:
+    assert first_claim(cut, canon_index) != "cuda/cuda-runtime-error-code"
+
+
+def test_pattern_objects() -> None:
+    assert pattern_objects("No such file or directory: 'cmake'") == {"cmake"}
+    assert pattern_objects(r"found for (?P<package>torch(?:vision|audio)?)\b") == {"torch"}
+    assert pattern_objects(r"from '(?P<package>(?:peft|trl))'") == {"peft", "trl"}
+    assert pattern_objects(r"CUDA error: (?P<message>[a-z][\w ]*)") == frozenset()
+    assert misses_object("No such file or directory: 'b", frozenset({"cmake"}))
+    assert not misses_object("No such file or directory: 'cmake'", frozenset({"cmake"}))
+    assert not misses_object("anything", frozenset())
