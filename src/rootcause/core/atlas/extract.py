@@ -150,6 +150,10 @@ def merge_parts(parts: list[Part]) -> list[Part]:
         if stop:
             break
         _append(out, text)
+    if out and out[-1].literal:  # a line's trailing blanks are invisible, and a paste or a log drops them
+        out[-1] = Part(out[-1].text.rstrip(), True)
+        if not out[-1].text:
+            out.pop()
     total = 0
     for i, part in enumerate(out):
         total += len(part.text)
