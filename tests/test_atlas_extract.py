@@ -203,3 +203,87 @@ def test_strings_of_a_bundled_toolchain_are_not_the_package_s_own() -> None:
     assert not is_not_own("torch", llvm)
     [raised] = extract_python("def f(n):\n    raise ValueError(f'num_warps must be a power of 2, got {n}')\n")
     assert not is_not_own("triton", raised)
+
+
+def test_a_message_held_in_a_name_is_read_through_it() -> None:
+    """`msg = f"..."; raise ValueError(msg)` (ruff's EM rules ask for it) and a module constant formatted later
+    (torch's `CUDA_MISMATCH_WARN.format(...)` in cpp_extension) are messages too; a name bound otherwise is not."""
+    source = """
+WARN = "The detected CUDA version ({0}) has a minor version mismatch with the version used ({1})."
+REBOUND = "a constant bound twice, the second time to a call"
+REBOUND = make()
+
+def f(x):
+    msg = f"Expected the tensor to be contiguous along its last dimension, got {x}"
+    raise ValueError(msg)
+
+def g(v):
+    warnings.warn(WARN.format(v, torch.version.cuda))
+
+def h(WARN):
+    raise ValueError(WARN)  # a parameter hides the module's constant
+
+def k(a):
+    if a:
+        message = "The first branch of the message that is long enough"
+    else:
+        message = "The second branch of the message that is long enough"
+    raise RuntimeError(message)
+
+def loop(messages):
+    for msg in messages:
+        raise RuntimeError(msg)
+
+def m():
+    raise RuntimeError(REBOUND)
+
+def aug(names):
+    err = "Some parameters were not initialised from the checkpoint: "
+    err += ", ".join(names)
+    raise KeyError(err)
+"""
+    found = {(t.function, t.message) for t in extract_python(source)}
+    assert found == {
+        ("f", "Expected the tensor to be contiguous along its last dimension, got {x}"),
+        ("g", "The detected CUDA version ({0}) has a minor version mismatch with the version used ({1})."),
+        ("k", "The first branch of the message that is long enough"),
+        ("k", "The second branch of the message that is long enough"),
+        ("aug", "Some parameters were not initialised from the checkpoint:"),
+    }
+
+
+def test_a_banner_line_before_the_message_is_skipped() -> None:
+    """torch.distributed.run logs its OMP_NUM_THREADS note between two lines of asterisks: the message is the
+    first line holding words."""
+    source = """
+def run(omp):
+    log.warning(
+        "\\n*****************************************\\n"
+        "Setting OMP_NUM_THREADS environment variable for each process to be "
+        "%s in default, to avoid your system being overloaded. \\n"
+        "*****************************************",
+        omp,
+    )
+"""
+    [found] = extract_python(source)
+    assert found.message.startswith("Setting OMP_NUM_THREADS environment variable for each process to be %s")
+    assert re2.search(found.pattern, "Setting OMP_NUM_THREADS environment variable for each process to be 1 in")
+    assert [p.text for p in merge_parts([Part("Error: the first line\n*****", True)])] == ["Error: the first line"]
+
+
+def test_transformers_warning_advice_is_a_warning_log() -> None:
+    source = 'def pad(self):\n    logger.warning_advice(f"You are using a {name} tokenizer with a slow method")\n'
+    [found] = extract_python(source)
+    assert (found.kind.value, found.exception) == ("log", "warning")
+
+
+def test_a_message_s_trailing_blank_is_not_required() -> None:
+    """torch.distributed.run's OMP_NUM_THREADS note ends `as needed. ` before its banner's newline; the logged line
+    loses the blank (a log handler or a paste strips it), and the tail with the parameter must still match."""
+    source = 'def run(n):\n    log.warning("Setting the thread count of each process to be %s in default, as needed. \\n", n)\n'
+    [found] = extract_python(source)
+    assert found.message.endswith("as needed.")
+    m = re2.search(
+        found.pattern, "W0621 run.py:757] Setting the thread count of each process to be 1 in default, as needed."
+    )
+    assert m and m.group(0).endswith("as needed.")

@@ -35,7 +35,7 @@ PACKAGES = (
     "onnx", "onnxruntime", "torchvision", "torchaudio",
 )  # fmt: skip
 NCCL_SOURCES = (".cc", ".cu", ".h", ".cpp", ".c")
-CACHE_FORMAT = 3
+CACHE_FORMAT = 5  # 4: names read through their bindings, banner lines skipped, warning_advice; 5: trailing blanks
 
 Progress = Callable[[str], None]
 
