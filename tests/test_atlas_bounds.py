@@ -237,3 +237,16 @@ def test_link_keeps_a_maintainers_reason(tmp_path: Path, tiny_atlas: Path) -> No
     run_cli("atlas", "link", str(entry_file.parent.parent), "--atlas", str(tiny_atlas), "--write-bounds")
     [generation] = yaml.safe_load(entry_file.read_text(encoding="utf-8"))["generations"]
     assert generation["atlas_unlinked"] == why and generation["versions"] == "torch>=2.2" and "atlas" not in generation
+
+
+def test_link_keeps_what_a_maintainer_appended_to_its_own_reason(tmp_path: Path, tiny_atlas: Path) -> None:
+    """Link rewrites its own reason with the releases it read, but not the words a maintainer added after it."""
+    wording = "An unrelated wording that no template of the atlas prints at all"
+    added = "; the atlas reads the macOS wheels, which have no cuDNN code"
+    stale = "no atlas template matches the wording (torch 1.0.1..1.2.0, 2 releases read)" + added
+    entry_file = _canon(tmp_path, [_generation("torch", wording, atlas_unlinked=stale)])
+    result = run_cli("atlas", "link", str(entry_file.parent.parent), "--atlas", str(tiny_atlas))
+    assert result.returncode == 0, result.stderr
+    [generation] = yaml.safe_load(entry_file.read_text(encoding="utf-8"))["generations"]
+    assert generation["atlas_unlinked"].startswith("no atlas template matches the wording (torch ")
+    assert generation["atlas_unlinked"].endswith(added) and generation["atlas_unlinked"] != stale

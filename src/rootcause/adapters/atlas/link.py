@@ -86,6 +86,7 @@ def link_canon(
                     "the wording" if lines == 1 else f"the wording's {lines} lines (the atlas keeps first lines only)"
                 )
                 why = f"{AUTO_UNLINKED} matches {what} ({generation.package} {read} read)"
+                why += _maintainers_addition(generation.atlas_unlinked)
                 if generation.bounds_source != UNCHECKED:
                     why = None  # bounds read from a release: nothing to explain
                 if why != generation.atlas_unlinked:
@@ -122,3 +123,12 @@ def link_canon(
                 write_atomic(file, dump_entry(new))
             report.files_written.append(str(file))
     return report
+
+
+def _maintainers_addition(note: str | None) -> str:
+    """What a maintainer appended to link's own reason ("...; the atlas reads macOS wheels"), kept when link
+    rewrites the reason with the releases it read now: the generated part ends with ' read)'."""
+    if not note or not note.startswith(AUTO_UNLINKED):
+        return ""
+    end = note.find(" read)")
+    return "" if end < 0 else note[end + len(" read)") :]
