@@ -78,6 +78,7 @@ DERIVING_MODULES = (
     "rootcause.core.matching.heads",
     "rootcause.core.matching.patterns",
     "rootcause.core.matching.lexical",
+    "rootcause.core.matching.claims",
 )
 
 
@@ -260,6 +261,7 @@ def _from_cache(payload: dict[str, Any], lazy: bool, source: Path) -> tuple[Mapp
         lexical=payload["lexical"],
         derived=payload["patterns"],
         lazy_regex=lazy,
+        specific_texts=payload["specific_texts"],
     )
     return catalog, index
 
@@ -285,6 +287,7 @@ def _build(
         "hyperscan": index.hyperscan_blob(),
         "lexical": index.lexical,
         "patterns": index.derived_patterns(),
+        "specific_texts": index.specific_texts(),
     }
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

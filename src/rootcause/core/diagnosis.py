@@ -34,10 +34,10 @@ from rootcause.core.findings import (
     SourceInput,
     WorkaroundView,
 )
-from rootcause.core.matching.backends import foreign_to, misses_object, other_names, pattern_objects
+from rootcause.core.matching.backends import foreign_to, misses_object, other_names
+from rootcause.core.matching.claims import cut_member, signature_objects
 from rootcause.core.matching.index import CompiledIndex
 from rootcause.core.matching.lexical import is_boilerplate
-from rootcause.core.matching.patterns import compile_re2
 from rootcause.core.matching.scan import Hit, ScanResult, SourceScanner, iter_text_chunks
 from rootcause.core.model import Entry, Role
 from rootcause.core.ordering import (
@@ -49,7 +49,6 @@ from rootcause.core.ordering import (
 from rootcause.core.triage.model import TriageReport
 from rootcause.core.unclassified import UnclassifiedException
 from rootcause.core.versions import Environment, Verdict, verdict
-from rootcause.errors import PatternError
 
 if TYPE_CHECKING:
     from rootcause.core.atlas.locate import AtlasIndex
@@ -195,64 +194,6 @@ def _drop_redundant_generics(ordered: list[_Group]) -> list[_Group]:
     return kept
 
 
-_SPECIFIC_TEXTS: dict[int, str] = {}
-CUT_LEAD = 12  # characters before the cut parameter that, with it, must run on in a specific entry's own text
-
-
-def _specific_texts(index: CompiledIndex) -> str:
-    """The signatures and examples of the entries that are no family's, lower-cased, one line each."""
-    blob = _SPECIFIC_TEXTS.get(id(index))
-    if blob is None:
-        texts = [
-            line.strip().lower()
-            for entry in index.entries.values()
-            if not entry.family and not entry.generic
-            for text in (entry.signature, *(ex.text for ex in entry.examples))
-            for line in text.splitlines()
-        ]
-        blob = _SPECIFIC_TEXTS[id(index)] = "\n" + "\n".join(texts) + "\n"
-    return blob
-
-
-def _cut_member(hit: Hit, index: CompiledIndex) -> bool:
-    """Whether a family's hit on the last line of a paste with no final line break ends in one of its parameters,
-    and the line's end runs on in a specific entry's own text: the paste was cut inside that entry's message
-    (``CUDA error: an ille``, ``CUDA error: out``), whose family parameter is then only a prefix of the real one."""
-    end = hit.clean.rstrip().rstrip("\"'`.:,;)]}…").rstrip()
-    last = max((v for v in hit.params.values() if v and end.endswith(v)), key=len, default="")
-    if not last:
-        return False
-    tail = end[-(len(last) + CUT_LEAD) :].lower()
-    blob = _specific_texts(index)
-    at = blob.find(tail)
-    while at >= 0:
-        after = blob[at + len(tail) : at + len(tail) + 2]
-        if after[:1] != "\n":  # the message runs on
-            return True
-        at = blob.find(tail, at + 1)
-    return False
-
-
-_SIGNATURE_OBJECTS: dict[str, frozenset[str]] = {}
-
-
-def signature_objects(entry: Entry) -> frozenset[str]:
-    """What the entry's message is about: the objects (``pattern_objects``) of the patterns that match its own
-    signature. Empty when those name none (``CUDA error: an illegal memory access was encountered``)."""
-    key = entry.id + "\0" + entry.signature
-    found = _SIGNATURE_OBJECTS.get(key)
-    if found is None:
-        objects: set[str] = set()
-        for p in entry.patterns:
-            try:
-                if p.window == 1 and compile_re2(p.regex).search(entry.signature):
-                    objects |= pattern_objects(p.regex)
-            except PatternError:
-                continue
-        found = _SIGNATURE_OBJECTS[key] = frozenset(objects)
-    return found
-
-
 def lexical_claimable(index: CompiledIndex, clean: str, entry: Entry) -> bool:
     """Whether the lexical stage may claim ``entry`` for a cleaned line at all, whatever the similarity: the
     rule `diagnose_sources` applies (and the calibration of its threshold, tests/test_lexical_calibration.py)."""
@@ -319,7 +260,7 @@ def diagnose_sources(
                 hit.rank = source.rank
             entry_id = index.patterns[hit.pattern].entry_id
             entry = index.entries[entry_id]
-            if entry.family and result.open_end and hit.line == result.lines and _cut_member(hit, index):
+            if entry.family and result.open_end and hit.line == result.lines and cut_member(hit, index):
                 continue  # a paste cut inside a specific entry's message: the family's parameter is only its prefix
             group = groups.get(entry_id)
             if group is None:

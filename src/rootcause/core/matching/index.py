@@ -78,6 +78,7 @@ class CompiledIndex:
         literal_above: int = LITERAL_ABOVE,
         derived: DerivedPatterns | None = None,
         lazy_regex: bool = False,
+        specific_texts: str | None = None,
     ) -> None:
         """``entries``: a list (withdrawn entries are left out), or the live entries by id already (a cache's,
         which may load each entry when first asked for). ``literal_above``: past this many scanned patterns, the
@@ -106,6 +107,7 @@ class CompiledIndex:
         self._by_literal: dict[int, Any] = {}
         self._literal_above = literal_above
         self.lexical = lexical if lexical is not None else LexicalIndex.build(self._lexical_docs())
+        self._specific_texts = specific_texts  # a cache's, or built when first needed (specific_texts())
         # after the canon's patterns: errorish, env, then triage's keywords (one id each)
         n = self.n_scanned
         self.special_ids = {"errorish": n, "env": n + 1, "triage": n + 2}
@@ -130,6 +132,21 @@ class CompiledIndex:
             names = tuple(group_names(regex))
             patterns.append(CompiledPattern(entry_id, regex, 1, names, MIN_HEAD, consequence, truncated=True))
         return patterns, n_scanned
+
+    def specific_texts(self) -> str:
+        """The signatures and examples of the entries that are neither family nor generic, lower-cased, one line each,
+        framed by newlines: what a family's claim on a cut line is checked against (claims.cut_member). Built once;
+        the index cache holds it, so that a lazily loaded canon does not unpickle every entry for it."""
+        if self._specific_texts is None:
+            texts = [
+                line.strip().lower()
+                for entry in self.entries.values()
+                if not entry.family and not entry.generic
+                for text in (entry.signature, *(ex.text for ex in entry.examples))
+                for line in text.splitlines()
+            ]
+            self._specific_texts = "\n" + "\n".join(texts) + "\n"
+        return self._specific_texts
 
     def derived_patterns(self) -> DerivedPatterns:
         """The patterns and how many of them are scanned (the rest are derived heads), for a cache to give back
