@@ -13,6 +13,8 @@ import re
 from collections.abc import Callable
 from functools import cache
 
+from rootcause.core.matching.heads import top_level_alternatives
+
 # Each backend and the words that name it. Device runtimes and collective libraries both count:
 # an MPS error is not a CUDA error, and a Gloo timeout is not an NCCL one.
 BACKEND_WORDS: dict[str, tuple[str, ...]] = {
@@ -135,50 +137,18 @@ _CAPTURE = re.compile(r"\(\?P<\w+>(\(\?:)?")
 _LEAD_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
 
 
-def _capture_objects(regex: str, start: int) -> set[str] | None:
+def _capture_objects(body: str) -> set[str] | None:
     """The literal words a named capture's body starts with (``(?P<package>torch(?:vision|audio)?)`` -> torch;
     ``(?P<p>(?:peft|trl))`` -> peft, trl), or None when one of its alternatives starts with no literal word."""
-    depth, i, body_start = 1, start, start
-    while i < len(regex) and depth:
-        ch = regex[i]
-        if ch == "\\":
-            i += 2
-            continue
-        depth += ch == "("
-        depth -= ch == ")"
-        i += 1
-    body = regex[body_start : i - 1]
     if body.startswith("(?:") and body.endswith(")"):
         body = body[3:-1]
     words: set[str] = set()
-    for alternative in _split_top(body):
+    for alternative in top_level_alternatives(body):
         lead = _LEAD_WORD.match(alternative)
         if lead is None:
             return None
         words.add(lead.group(0).lower())
     return words or None
-
-
-def _split_top(body: str) -> list[str]:
-    out, depth, start, i, in_class = [], 0, 0, 0, False
-    while i < len(body):
-        ch = body[i]
-        if ch == "\\":
-            i += 2
-            continue
-        if in_class:
-            in_class = ch != "]"
-        elif ch == "[":
-            in_class = True
-        elif ch in "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-        elif ch == "|" and depth == 0:
-            out.append(body[start:i])
-            start = i + 1
-        i += 1
-    return [*out, body[start:]]
 
 
 def _depths(regex: str) -> list[int]:
@@ -234,7 +204,7 @@ def pattern_objects(regex: str) -> frozenset[str]:
         end = _top_level_group_end(regex, m.start())
         if regex[end : end + 1] in ("?", "*") or regex[end : end + 3] == "{0,":
             continue
-        words = _capture_objects(regex, m.end() - (3 if m.group(1) else 0))
+        words = _capture_objects(regex[m.end() - (3 if m.group(1) else 0) : end - 1])
         if words:
             objects |= words
     return frozenset(objects)

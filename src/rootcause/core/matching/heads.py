@@ -235,7 +235,7 @@ def _exception_name_length(parts: list[str]) -> int:
     return found.end() if found else 0
 
 
-def _alternatives(inner: str) -> list[str]:
+def top_level_alternatives(inner: str) -> list[str]:
     """A group's body split at its top-level ``|``."""
     out, depth, start, i, in_class = [], 0, 0, 0, False
     while i < len(inner):
@@ -268,7 +268,7 @@ def _cut_within(atom: str) -> str:
     if body.startswith("("):
         return ""
     chains: list[str] = []
-    for alternative in _alternatives(body):
+    for alternative in top_level_alternatives(body):
         letters = atoms(alternative)
         if not letters or len(letters) < 2 or not all(_text(a) for a in letters):
             return ""
