@@ -194,9 +194,9 @@ def pattern_objects(regex: str) -> frozenset[str]:
     """The names a pattern requires a line to be about: its quoted literal names, and the literal words its named
     captures start with, where every match holds them (outside any group, a capture not optional). Empty when it
     names none; a capture with a free alternative names nothing."""
-    if "|" in "".join(ch for ch, d in zip(regex, _depths(regex), strict=False) if d == 0):
-        return frozenset()  # alternatives at the top: no object is required by every match
     depths = _depths(regex)
+    if "|" in "".join(ch for ch, d in zip(regex, depths, strict=False) if d == 0):
+        return frozenset()  # alternatives at the top: no object is required by every match
     objects = {(m.group(1) or m.group(2)).lower() for m in _QUOTED_LITERAL.finditer(regex) if depths[m.start()] == 0}
     for m in _CAPTURE.finditer(regex):
         if depths[m.start()] != 0:
