@@ -65,7 +65,9 @@ def test_catch_all_alone_is_an_unclassified_exception_not_a_known_error() -> Non
 
 
 def test_catch_all_never_fires_for_a_traceback_outside_the_ml_stack() -> None:
-    log = 'Traceback (most recent call last):\n  File "/srv/app/views.py", line 4, in get\n    d["b"]\nKeyError: \'b\'\n'
+    log = (
+        'Traceback (most recent call last):\n  File "/srv/app/views.py", line 4, in get\n    d["b"]\nKeyError: \'b\'\n'
+    )
     d = diagnose_text(log, index_of(CATCH_ALL))
     assert d.findings == [] and d.unclassified == []
     in_stack = log.replace("/srv/app/views.py", "/usr/lib/python3/dist-packages/transformers/trainer.py")
@@ -82,6 +84,43 @@ def test_cause_before_symptom_before_wrapper() -> None:
     assert [f.id for f in diagnose_text(log, index).findings] == ["t/cause", "t/symptom", "t/wrapper"]
 
 
+NOTICE = make_entry("t/notice", r"attention mask and the pad token id were not set", "x", role="notice")
+NOTICE_LINE = (
+    "The attention mask and the pad token id were not set. As a consequence, you may observe unexpected behavior."
+)
+
+
+def test_a_notice_ranks_after_a_cause_printed_later() -> None:
+    index = index_of(NOTICE, make_entry("t/cause", r"illegal memory access", "illegal memory access"))
+    d = diagnose_text(NOTICE_LINE + "\nCUDA error: an illegal memory access was encountered\n", index)
+    assert [f.id for f in d.findings] == ["t/cause", "t/notice"] and d.matched
+
+
+def test_a_notice_alone_answers_its_own_paste() -> None:
+    d = diagnose_text(NOTICE_LINE + "\n", index_of(NOTICE, CATCH_ALL))
+    assert [f.id for f in d.findings] == ["t/notice"] and d.matched
+
+
+def test_a_notice_beside_an_exception_no_entry_explains_is_no_known_error() -> None:
+    log = NOTICE_LINE + "\n" + TRACEBACK.replace("NCCL communicator was aborted", "shape '[2, -1]' is invalid")
+    d = diagnose_text(log, index_of(NOTICE, CATCH_ALL))
+    assert [f.id for f in d.findings] == ["t/notice"], "the notice is still shown"
+    assert not d.matched and "beside an exception no entry explains" in (d.abstain_reason or "")
+
+
+def test_a_notice_beside_a_traceback_cut_before_its_exception_is_no_known_error() -> None:
+    ipython = (
+        "-" * 75 + "\nRuntimeError                              Traceback (most recent call last)\nCell In[3], line 11"
+    )
+    d = diagnose_text(NOTICE_LINE + "\n" + ipython + "\n", index_of(NOTICE, CATCH_ALL))
+    assert [f.id for f in d.findings] == ["t/notice"] and not d.matched
+    assert "RuntimeError" in (d.abstain_reason or "")
+    plain = diagnose_text(
+        NOTICE_LINE + '\nTraceback (most recent call last):\n  File "a.py", line 1\n', index_of(NOTICE)
+    )
+    assert not plain.matched
+
+
 def test_pattern_before_lexical() -> None:
     lexical_only = make_entry(
         "t/lexical",
@@ -95,7 +134,9 @@ def test_pattern_before_lexical() -> None:
 
 
 def test_earliest_first_among_equals() -> None:
-    index = index_of(make_entry("t/a", r"alpha failed", "alpha failed"), make_entry("t/b", r"beta failed", "beta failed"))
+    index = index_of(
+        make_entry("t/a", r"alpha failed", "alpha failed"), make_entry("t/b", r"beta failed", "beta failed")
+    )
     assert [f.id for f in diagnose_text("beta failed\nalpha failed\n", index).findings] == ["t/b", "t/a"]
     assert [f.id for f in diagnose_text("alpha failed\nbeta failed\n", index).findings] == ["t/a", "t/b"]
 
@@ -188,7 +229,9 @@ def test_real_canon_catch_all_is_never_a_finding(canon_index) -> None:
     )
     d = diagnose_text(log, canon_index)
     assert [f.id for f in d.findings] == ["pytorch/nccl-communicator-aborted"] and d.unclassified == []
-    keyerror = diagnose_text(log.replace("RuntimeError: NCCL communicator was aborted on rank 3.", "KeyError: 'b'"), canon_index)
+    keyerror = diagnose_text(
+        log.replace("RuntimeError: NCCL communicator was aborted on rank 3.", "KeyError: 'b'"), canon_index
+    )
     assert keyerror.findings == [] and [u.exception for u in keyerror.unclassified] == ["KeyError"]
 
 
@@ -205,7 +248,10 @@ def test_ai_generated_entry_never_ranks_above_a_grounded_entry_it_is_linked_to()
     line = "allreduce collective timed out\n"
     assert [f.id for f in diagnose_text(line, index_of(ai, grounded)).findings] == ["t/grounded", "t/ai"]
     assert [f.id for f in diagnose_text(line, index_of(ai, unlinked)).findings] == ["t/ai", "t/unlinked"]
-    assert [f.verification for f in diagnose_text(line, index_of(ai, grounded)).findings] == ["community", "ai_generated"]
+    assert [f.verification for f in diagnose_text(line, index_of(ai, grounded)).findings] == [
+        "community",
+        "ai_generated",
+    ]
 
 
 def test_real_canon_headline_error_shows_the_grounded_entry_first(canon_index) -> None:
@@ -222,7 +268,9 @@ def test_sites_named_by_url_host() -> None:
     assert sites_named("429 Client Error: Too Many Requests for url: https://huggingface.co/api/models/x") == {
         "huggingface.co"
     }
-    assert sites_named("Client error '429 Too Many Requests' for url 'https://api.openai.com/v1/chat'") == {"openai.com"}
+    assert sites_named("Client error '429 Too Many Requests' for url 'https://api.openai.com/v1/chat'") == {
+        "openai.com"
+    }
     assert sites_named("429 Too Many Requests") == frozenset()
     assert other_site("for url: https://api.github.com/repos/a/b", "for url: https://huggingface.co/x")
     assert not other_site("for url: https://cdn-lfs.huggingface.co/x", "for url: https://huggingface.co/x")
@@ -235,7 +283,9 @@ def test_lexical_stage_never_claims_an_entry_for_another_site() -> None:
         r"^pattern that the other line does not match$",
         "HTTPError: 429 Client Error: Too Many Requests for url: https://huggingface.co/bert/resolve/main/config.json",
     )
-    line = "HTTPError: 429 Client Error: Too Many Requests for url: https://api.github.com/bert/resolve/main/config.json"
+    line = (
+        "HTTPError: 429 Client Error: Too Many Requests for url: https://api.github.com/bert/resolve/main/config.json"
+    )
     d = diagnose_text(line, index_of(hub))
     assert not d.matched and d.findings == []
     assert [c.id for c in d.nearest] == ["t/hub-429"], "offered as nearest, not claimed"
@@ -245,7 +295,9 @@ def test_lexical_stage_never_claims_an_entry_for_another_site() -> None:
 
 
 def test_real_canon_gives_no_hub_entry_for_another_services_429(canon_index) -> None:
-    line = "requests.exceptions.HTTPError: 429 Client Error: Too Many Requests for url: https://api.github.com/repos/a/b"
+    line = (
+        "requests.exceptions.HTTPError: 429 Client Error: Too Many Requests for url: https://api.github.com/repos/a/b"
+    )
     d = diagnose_text(line, canon_index)
     assert not any(f.id.startswith("huggingface/") for f in d.findings)
     hub = line.replace("api.github.com/repos/a/b", "huggingface.co/api/models/a/b")

@@ -212,7 +212,7 @@ def diagnosis_view(
     notes = list(notes)
     if d.truncated_hits:
         notes.append(f"{d.truncated_hits} further matching lines were not recorded")
-    if not d.findings or not d.matched:  # not matched with findings: only a wrapper, around an unknown error
+    if not d.findings or not d.matched:  # not matched with findings: only a wrapper or notice, beside an unknown error
         return _no_match(d, fmt, notes, budget)
     shown, rest = d.findings[:limit], d.findings[limit:]
     more = [f.id for f in rest]

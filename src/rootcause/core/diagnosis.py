@@ -42,6 +42,7 @@ from rootcause.core.matching.scan import Hit, ScanResult, SourceScanner, iter_te
 from rootcause.core.model import Entry, Role
 from rootcause.core.ordering import (
     grounded_first,
+    notices_beside_a_crash,
     unclassified_of,
     without_ambiguous_truncations,
     wraps_an_unknown_error,
@@ -63,7 +64,7 @@ LEXICAL_MAX_SHARE = 0.02  # a lexical claim needs a shared word that at most thi
 NEAREST_FLOOR = 0.25
 MAX_UNCLASSIFIED = 5
 MAX_LINES_PER_FINDING = 5
-ROLE_ORDER = {Role.CAUSE: 0, Role.SYMPTOM: 1, Role.WRAPPER: 2}
+ROLE_ORDER = {Role.CAUSE: 0, Role.SYMPTOM: 1, Role.WRAPPER: 2, Role.NOTICE: 3}
 
 
 class Diagnosis(BaseModel):
@@ -333,9 +334,13 @@ def diagnose_sources(
             "no known error matched: no pattern matched and no lexical candidate reached "
             f"the threshold ({LEXICAL_THRESHOLD})"
         )
-    wrapped = wraps_an_unknown_error(findings, catch_alls, explained)
+    wrapped = wraps_an_unknown_error(findings, catch_alls, explained) or notices_beside_a_crash(
+        findings, (line[4] for line in lexical_lines if (line[1], line[2]) not in explained)
+    )
     if wrapped is not None:
-        reason = f"no known error matched: only a wrapper did, around an exception no entry explains ({wrapped})"
+        reason = (
+            f"no known error matched: only a wrapper or a notice did, beside an exception no entry explains ({wrapped})"
+        )
     d = Diagnosis(
         matched=bool(findings) and wrapped is None,
         findings=findings,

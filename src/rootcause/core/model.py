@@ -40,6 +40,7 @@ class Role(StrEnum):
     CAUSE = "cause"  # an error with its own root cause
     SYMPTOM = "symptom"  # what other ranks or layers print because something else failed
     WRAPPER = "wrapper"  # a report that wraps another error (torchrun's ChildFailedError)
+    NOTICE = "notice"  # a warning printed while the job goes on: the answer only when nothing else failed
 
 
 class Verification(StrEnum):

@@ -4,7 +4,7 @@ become facts about unclassified exceptions rather than findings."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Protocol, TypeVar
 
 from rootcause.core.matching.index import CompiledIndex
@@ -79,19 +79,33 @@ def grounded_first(ordered: Sequence[G]) -> list[G]:
     return out
 
 
+# Roles that do not answer an input which also shows an exception no finding explains.
+NOT_AN_ANSWER_BESIDE_AN_EXCEPTION = frozenset({"wrapper", "notice"})
+TRACEBACK_HEADER = "Traceback (most recent call last)"  # plain Python and IPython alike
+
+
 def wraps_an_unknown_error(
     findings: Sequence[object], catch_alls: Sequence[_HasHits], explained: set[tuple[str, int]]
 ) -> str | None:
-    """When every finding is a wrapper (torchrun's ChildFailedError, pip's failed build) and the input also shows a
-    Python exception that no finding explains, the wrapper is not the answer: the error it wraps is unknown. Gives
-    that exception's first line, or None."""
-    if not findings or any(getattr(f, "role", "cause") != "wrapper" for f in findings):
+    """When every finding is a wrapper (torchrun's ChildFailedError, pip's failed build) or a notice (a warning the
+    library printed while the job went on) and the input also shows a Python exception that no finding explains,
+    neither is the answer: the error the job died of is unknown. Gives that exception's first line, or None."""
+    if not findings or any(getattr(f, "role", "cause") not in NOT_AN_ANSWER_BESIDE_AN_EXCEPTION for f in findings):
         return None
     for group in catch_alls:
         for src, hit in group.hits:
             if (src, hit.line) not in explained:
                 return f"{hit.params.get('exc', '')}: {hit.params.get('message', '')}"[:200]
     return None
+
+
+def notices_beside_a_crash(findings: Sequence[object], unexplained_lines: Iterable[str]) -> str | None:
+    """When every finding is a notice (a warning printed while the job went on) and the input shows a Python
+    traceback that no finding explains, even one cut before its exception line, the job died of something else:
+    no known error matched. Gives the traceback's header line, or None."""
+    if not findings or any(getattr(f, "role", "cause") != "notice" for f in findings):
+        return None
+    return next((line.strip()[:200] for line in unexplained_lines if TRACEBACK_HEADER in line), None)
 
 
 def unclassified_of(

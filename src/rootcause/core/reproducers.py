@@ -297,7 +297,7 @@ MAX_CODE = 6000
 
 
 def measured_on_reproducer(variant: Variant, runs: Tally | None) -> str | None:
-    """"measured on reproducer, N runs: …" for one variant, from stored reproducer runs (never field reports)."""
+    """ "measured on reproducer, N runs: …" for one variant, from stored reproducer runs (never field reports)."""
     if runs is None:
         return None
     if variant.workaround is not None:

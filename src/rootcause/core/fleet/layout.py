@@ -30,6 +30,8 @@ DEFAULT_LAYOUTS: tuple[str, ...] = (
     # any other file is a job of its own, named by its folder and its name without extensions
     r"(?:^|/)(?P<job>[^/]+/[^/.]+)[^/]*$",
 )
+
+
 @dataclass(frozen=True)
 class LogPlace:
     job: str

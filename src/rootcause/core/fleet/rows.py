@@ -57,8 +57,7 @@ Row = dict[str, Any]
 # "<script> FAILED" header, rules, and the "time/host/rank/exitcode/error_file/traceback :" fields).
 _PREFIX = r"^(?:\[[^\]]{1,40}\]:?\s*)*\s*"
 FRAMING = re.compile(
-    _PREFIX
-    + r"(?:Traceback \(most recent call last\):|File \".*\", line \d+|raise \w|frame #\d+:|[\^~]+\s*$"
+    _PREFIX + r"(?:Traceback \(most recent call last\):|File \".*\", line \d+|raise \w|frame #\d+:|[\^~]+\s*$"
     r"|(?:return|assert|await|yield|if|elif|with|for|while|del|except)\b.*[:)\]]$"
     r"|[A-Za-z_][\w.]*(?:\[[^\]]*\])?\s*[-+*/]?=\s*[\w.]+\(.*\)$"
     r"|[a-z_][\w]*(?:\.[A-Za-z_]\w*)+\(.*\)$"

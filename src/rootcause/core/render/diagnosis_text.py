@@ -82,7 +82,7 @@ def verdict_line(d: Diagnosis) -> str:
     if not d.findings:
         return "No known error matched."
     if not d.matched:
-        return "No known error matched: only a wrapper did, around an error no entry explains (below)."
+        return "No known error matched: only a wrapper or a notice did, beside an error no entry explains (below)."
     top = d.findings[0]
     line = f"Known error: {top.id} ({top.confidence} confidence, {VERDICT_WORDS[top.versions.status]})"
     others = len(d.findings) - 1

@@ -96,7 +96,6 @@ def entry_to_dict(entry: Entry) -> dict[str, Any]:
         },
         "patterns": [p.model_dump(mode="json", exclude_none=True) for p in entry.patterns],
         "generations": [g.model_dump(mode="json", exclude_none=True) for g in entry.generations],
-
         "hardware": list(entry.hardware),
         "related": [r.model_dump(mode="json", exclude_none=True) for r in entry.related],
         "examples": [e.model_dump(mode="json", exclude_none=True) for e in entry.examples],

@@ -17,7 +17,7 @@ from rootcause.core.triage.model import TriageReport
 if TYPE_CHECKING:
     from rootcause.core.findings import Finding
 
-ROLE_ORDER = {"cause": 0, "symptom": 1, "wrapper": 2}
+ROLE_ORDER = {"cause": 0, "symptom": 1, "wrapper": 2, "notice": 3}
 MAX_LINES = 64
 
 
