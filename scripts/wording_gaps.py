@@ -14,9 +14,11 @@ or more), the *related* templates of the same package are those that
   phrase: `INTERNAL ASSERT FAILED at`, `is deprecated and will be removed`) or the anchor shares runs with over 30,
 
 and whose release intervals or module differ from the anchor's. Each related template's message is filled with
-plausible values (`2`, `foo`, typed) and searched, bare and after `Exception: `, with the entry's RE2 patterns;
-a template that no filling matches is a gap. A linked template that the patterns do not match is a gap too. Each
-gap says which other entry's patterns match the template, if any (then it is most likely that entry's message).
+plausible values (`2`, `foo`, typed, and each value the entry's examples print in a named group or an anchor's
+placeholder) and searched, bare and after `Exception: `, with the entry's RE2 patterns; a template that no filling
+matches is a gap. A linked template that the patterns do not match is a gap too (a pattern that wants a value no
+example shows). Each gap says which other entry's patterns match the template, if any (then it is most likely that
+entry's message). The list is for a maintainer to triage: a same-function sibling is often another failure.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ MAX_RELATED = 30  # an anchor sharing runs with more templates holds a stock phr
 MIN_SHARED_SAME_FUNCTION = 12
 MIN_WORD_SHARE = 0.5
 MIN_ENTRY_LITERAL = 20
+MAX_VALUES = 16
 _WORD = re.compile(r"[A-Za-z]{3,}")
 _LOG_LEVELS = {"DEBUG", "INFO", "WARN", "WARNING", "ERROR", "CRITICAL", "FATAL", "EXCEPTION"}
 
@@ -78,10 +81,11 @@ def _typed(spec: str) -> str:
     return "2"
 
 
-def fillings(message: str) -> list[str]:
-    """The message with every placeholder filled: all `2`, all `foo`, and by conversion type (`%d` a number)."""
+def fillings(message: str, values: Sequence[str] = ()) -> list[str]:
+    """The message with every placeholder filled: all `2`, all `foo`, by conversion type (`%d` a number), and all
+    with each of `values` (what the entry's examples print there)."""
     out: list[str] = []
-    for fill in ("2", "foo", None):
+    for fill in ("2", "foo", None, *values):
 
         def sub(m: re.Match[str], fill: str | None = fill) -> str:
             text = m.group()
@@ -95,9 +99,9 @@ def fillings(message: str) -> list[str]:
     return out
 
 
-def shown(message: str, exception: str) -> list[str]:
+def shown(message: str, exception: str, values: Sequence[str] = ()) -> list[str]:
     """Each filling bare, and after `Exception: ` where the template has an exception class or category."""
-    texts = fillings(message)
+    texts = fillings(message, values)
     if exception and exception.upper() not in _LOG_LEVELS:
         texts += [f"{exception}: {t}" for t in texts]
     return texts
@@ -170,6 +174,7 @@ class Row:
     message: str
     intervals: tuple[tuple[str, str], ...]
     source_url: str
+    pattern: str = ""
 
     @property
     def runs(self) -> list[str]:
@@ -266,7 +271,7 @@ def load_rows(path: Path) -> tuple[list[Row], dict[str, str]]:
     finally:
         conn.close()
     rows = [
-        Row(template_key(p, kind, exc, pattern), p, module, fn, line, exc, kind, msg, _intervals(rj), url)
+        Row(template_key(p, kind, exc, pattern), p, module, fn, line, exc, kind, msg, _intervals(rj), url, pattern)
         for p, module, fn, line, exc, kind, msg, pattern, rj, url in raw
     ]
     return rows, newest
@@ -274,6 +279,31 @@ def load_rows(path: Path) -> tuple[list[Row], dict[str, str]]:
 
 def _intervals(releases_json: str) -> tuple[tuple[str, str], ...]:
     return tuple((i["first"], i["last"]) for i in json.loads(releases_json))
+
+
+def example_values(entry: Any, compiled: Sequence[Any], anchors: Sequence[Row]) -> list[str]:
+    """What the entry's examples print in the placeholders: the named groups of its patterns and the captures of its
+    anchors' atlas patterns, over each example line (at most MAX_VALUES, each under 80 characters)."""
+    import re2
+
+    options = re2.Options()
+    options.max_mem = 64 << 20
+    regexes = list(compiled)
+    for a in anchors:
+        try:
+            regexes.append(re2.compile(a.pattern, options))
+        except re2.error:
+            continue
+    values: list[str] = []
+    for example in entry.examples:
+        for line in example.text.splitlines():
+            for rx in regexes:
+                m = rx.search(line)
+                for v in m.groupdict().values() if m else ():
+                    v = (v or "").strip()
+                    if v and len(v) < 80 and v not in values:
+                        values.append(v)
+    return values[:MAX_VALUES]
 
 
 def _matches(compiled: Sequence[Any], texts: Sequence[str]) -> bool:
@@ -299,6 +329,12 @@ def find_gaps(canon: Sequence[Any], rows: Sequence[Row], newest: dict[str, str])
     shared = related.shared_run(list({a.key: a for _, _, a, _ in anchors_of}.values()))
     gaps: list[Gap] = []
     seen: set[tuple[str, str]] = set()
+    anchors_by_entry: dict[str, list[Row]] = defaultdict(list)
+    for le, _, anchor, _ in anchors_of:
+        anchors_by_entry[le.entry.id].append(anchor)
+    values = {
+        le.entry.id: example_values(le.entry, compiled[le.entry.id], anchors_by_entry[le.entry.id]) for le in canon
+    }
     for le, gi, anchor, how in anchors_of:
         entry = le.entry
         linked = {k for g in entry.generations for k in g.atlas}
@@ -312,7 +348,7 @@ def find_gaps(canon: Sequence[Any], rows: Sequence[Row], newest: dict[str, str])
             if relation in ("same-function", "shared-run") and (r.key in linked or not elsewhere):
                 continue
             texts = shown(r.message, r.exception)
-            if _matches(compiled[entry.id], texts):
+            if _matches(compiled[entry.id], shown(r.message, r.exception, values[entry.id])):
                 continue
             seen.add((entry.id, r.key))
             others = [i for i, c in compiled.items() if i != entry.id and _matches(c, texts)]

@@ -40,9 +40,10 @@ def _row(key: str, message: str, module: str = "m.py", function: str = "f", firs
     return wg.Row(key, "torch", module, function, 1, "RuntimeError", "raise", message, ((first, last),), "")
 
 
-def _entry(eid: str, regex: str, atlas: list[str]):
+def _entry(eid: str, regex: str, atlas: list[str], examples: tuple[str, ...] = ()):
     generation = SimpleNamespace(atlas=atlas, versions="torch", package="torch")
-    entry = SimpleNamespace(id=eid, patterns=[SimpleNamespace(regex=regex)], generations=[generation])
+    shown = [SimpleNamespace(text=t) for t in examples]
+    entry = SimpleNamespace(id=eid, patterns=[SimpleNamespace(regex=regex)], generations=[generation], examples=shown)
     return SimpleNamespace(entry=entry, path=f"{eid}.yaml")
 
 
@@ -75,3 +76,15 @@ def test_a_gap_names_the_other_entry_that_accepts_it() -> None:
         ("cuda/cublas", "torch:a", "shared-run", ("cuda/oom",)),
         ("cuda/oom", "torch:b", "shared-run", ("cuda/cublas",)),
     ]
+
+
+def test_a_value_the_examples_print_fills_a_placeholder_the_pattern_pins() -> None:
+    rows = [
+        _row("torch:a", "Got completion with error %d, opcode %d", first="1.0", last="1.7"),
+        _row("torch:b", "Got completion from peer %s with error %d, opcode %d", first="1.8", last="2.0"),
+    ]
+    regex = r"Got completion (?:from peer \S+ )?with error (?P<code>12)\b"
+    pinned = _entry("nccl/retry", regex, ["torch:a"], ("NCCL WARN Got completion with error 12, opcode 0",))
+    assert wg.find_gaps([pinned], rows, {"torch": "2.0"}) == []
+    bare = _entry("nccl/retry", regex, ["torch:a"])  # no example: 12 is never tried, both read as gaps
+    assert [g.key for g in wg.find_gaps([bare], rows, {"torch": "2.0"})] == ["torch:a", "torch:b"]
