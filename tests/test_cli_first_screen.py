@@ -21,6 +21,10 @@ OOM = (
     "unallocated. If reserved but unallocated memory is large try setting "
     "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation."
 )
+OLD_TORCH_IMPORT = (
+    "ImportError: cannot import name 'LRScheduler' from 'torch.optim.lr_scheduler' "
+    "(/usr/local/lib/python3.8/dist-packages/torch/optim/lr_scheduler.py)"
+)
 WEIGHTS_WARNING = (
     "FutureWarning: You are using `torch.load` with `weights_only=False` (the current default value), which uses "
     "the default pickle module implicitly. It is possible to construct malicious pickle data"
@@ -76,16 +80,26 @@ def test_small_unallocated_figure_is_no_evidence_for_expandable_segments(tmp_pat
 
 def test_not_affected_finding_ranks_below_affected_ones(tmp_path: Path) -> None:
     log = tmp_path / "two.log"
-    log.write_text(WEIGHTS_WARNING + "\n" + OOM + "\n", encoding="utf-8")
+    log.write_text(OLD_TORCH_IMPORT + "\n" + OOM + "\n", encoding="utf-8")
 
     def ids(*extra: str) -> list[tuple[str, str]]:
         out = json.loads(run_cli("diagnose", "-f", "json", *extra, str(log)).stdout)
-        return [(f["id"], f["versions"]["status"]) for f in out["findings"]]
+        return [(f["id"], f["versions"]["status"]) for f in out["findings"]][:2]
 
-    assert ids()[0][0] == "pytorch/load-weights-only-future-warning"  # earliest first, versions unknown
+    assert ids()[0][0] == "huggingface/torch-lrscheduler-needs-torch2"  # earliest first, versions unknown
     assert ids("--env", "torch==2.7.0") == [
         ("cuda/oom-caching-allocator", "affected"),
-        ("pytorch/load-weights-only-future-warning", "not_affected"),
+        ("huggingface/torch-lrscheduler-needs-torch2", "not_affected"),
+    ]
+
+
+def test_a_warning_printed_first_ranks_below_the_error_the_job_died_of(tmp_path: Path) -> None:
+    log = tmp_path / "two.log"
+    log.write_text(WEIGHTS_WARNING + "\n" + OOM + "\n", encoding="utf-8")
+    out = json.loads(run_cli("diagnose", "-f", "json", str(log)).stdout)
+    assert [(f["id"], f["role"]) for f in out["findings"]] == [
+        ("cuda/oom-caching-allocator", "cause"),
+        ("pytorch/load-weights-only-future-warning", "notice"),
     ]
 
 
