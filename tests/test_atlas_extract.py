@@ -219,7 +219,7 @@ def test_a_message_copied_from_torch_is_left_to_torch() -> None:
         "                  f'to be {n} in default, to avoid your system being overloaded')\n"
     )
     [copied] = extract_python(source)
-    assert is_not_own("mmengine", copied)
+    assert is_not_own("mmengine", copied) and is_not_own("mmdet", copied)
     assert not is_not_own("torch", copied)
     [own] = extract_python("def f(n):\n    raise KeyError(f'{n} is not in the registry of mmengine models')\n")
     assert not is_not_own("mmengine", own)

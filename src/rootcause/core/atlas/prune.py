@@ -29,10 +29,10 @@ _STRERROR = re.compile(r"^[a-z][a-z ]{0,60}$")  # `connection timed out`, `proto
 # 0.5.23's strings, such as `error sending request` and `failed HPACK decoding`, which any Rust program built on
 # those crates prints. Their Python sources are read as usual.
 NATIVE_NOT_OWN = frozenset({"triton", "sglang"})
-# messages a package copied from another one of the atlas, whose lines in pastes are the other's: torchrun's
-# OMP_NUM_THREADS note (torch/distributed/run.py), copied word for word into mmengine's setup_env, was located as
-# mmengine's in two dev pastes of torchrun jobs that never imported it.
-COPIED = {"mmengine": re.compile(r"Setting OMP_NUM_THREADS environment variable for each process")}
+# messages other packages copied from one of the atlas, whose lines in pastes are that one's (message -> owner):
+# torchrun's OMP_NUM_THREADS note (torch/distributed/run.py), copied word for word into mmengine's and mmdet's
+# setup_env, was located as theirs in two dev pastes of torchrun jobs that never imported them.
+COPIED = {re.compile(r"Setting OMP_NUM_THREADS environment variable for each process"): "torch"}
 
 
 def is_generic(found: Extracted) -> bool:
@@ -51,5 +51,4 @@ def is_not_own(package: str, found: Extracted) -> bool:
     package copied from another one."""
     if found.kind is TemplateKind.NATIVE and package in NATIVE_NOT_OWN:
         return True
-    copied = COPIED.get(package)
-    return copied is not None and copied.match(found.message) is not None
+    return any(owner != package and copied.match(found.message) for copied, owner in COPIED.items())
