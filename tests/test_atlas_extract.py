@@ -203,6 +203,26 @@ def test_strings_of_a_bundled_toolchain_are_not_the_package_s_own() -> None:
     assert not is_not_own("torch", llvm)
     [raised] = extract_python("def f(n):\n    raise ValueError(f'num_warps must be a power of 2, got {n}')\n")
     assert not is_not_own("triton", raised)
+    # sglang's Rust extension modules link hyper and tonic: their strings are any Rust HTTP/gRPC program's
+    [hyper] = native_strings(b"\x00error sending request for url\x00", "sglang/srt/rust_extensions/_server.so")
+    assert is_not_own("sglang", hyper)
+    assert not is_not_own("sglang", raised)
+
+
+def test_a_message_copied_from_torch_is_left_to_torch() -> None:
+    from rootcause.core.atlas.prune import is_not_own
+
+    source = (
+        "import warnings\n"
+        "def f(n):\n"
+        "    warnings.warn('Setting OMP_NUM_THREADS environment variable for each process '\n"
+        "                  f'to be {n} in default, to avoid your system being overloaded')\n"
+    )
+    [copied] = extract_python(source)
+    assert is_not_own("mmengine", copied) and is_not_own("mmdet", copied)
+    assert not is_not_own("torch", copied)
+    [own] = extract_python("def f(n):\n    raise KeyError(f'{n} is not in the registry of mmengine models')\n")
+    assert not is_not_own("mmengine", own)
 
 
 def test_a_message_held_in_a_name_is_read_through_it() -> None:

@@ -33,6 +33,9 @@ PACKAGES = (
     "torch", "transformers", "accelerate", "peft", "datasets", "huggingface_hub", "safetensors", "trl",
     "deepspeed", "vllm", "bitsandbytes", "lightning", "pytorch-lightning", "triton", "xformers", "flash-attn",
     "onnx", "onnxruntime", "torchvision", "torchaudio",
+    "diffusers", "sentence-transformers", "optimum", "llamafactory", "transformer-engine", "megatron-core",
+    "torchtune", "torchao", "timm", "torch-xla", "sglang", "unsloth", "unsloth-zoo", "axolotl", "verl", "openrlhf",
+    "mmengine", "mmcv", "mmdet",
 )  # fmt: skip
 NCCL_SOURCES = (".cc", ".cu", ".h", ".cpp", ".c")
 CACHE_FORMAT = 5  # 4: names read through their bindings, banner lines skipped, warning_advice; 5: trailing blanks

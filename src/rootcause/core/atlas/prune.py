@@ -24,8 +24,15 @@ _STRERROR = re.compile(r"^[a-z][a-z ]{0,60}$")  # `connection timed out`, `proto
 # packages whose shared objects are mostly a bundled compiler toolchain: triton's libtriton links all of LLVM and
 # MLIR (15,000 of its 18,400 strings are theirs, such as `internal compiler error: `), and its NVIDIA backend ships
 # CUPTI's libraries; rustc, clang, numba and julia print the same strings, so they would be located in other stacks
-# (the first build that read triton located a rustc crash). Their Python sources are read as usual.
-NATIVE_NOT_OWN = frozenset({"triton"})
+# (the first build that read triton located a rustc crash). sglang's wheels (0.5 on) ship Rust extension modules
+# (`sglang/srt/rust_extensions/*.so`, `rust_tree_core`) that link hyper, tonic, h2, regex and image crates: 1,790 of
+# 0.5.23's strings, such as `error sending request` and `failed HPACK decoding`, which any Rust program built on
+# those crates prints. Their Python sources are read as usual.
+NATIVE_NOT_OWN = frozenset({"triton", "sglang"})
+# messages other packages copied from one of the atlas, whose lines in pastes are that one's (message -> owner):
+# torchrun's OMP_NUM_THREADS note (torch/distributed/run.py), copied word for word into mmengine's and mmdet's
+# setup_env, was located as theirs in two dev pastes of torchrun jobs that never imported them.
+COPIED = {re.compile(r"Setting OMP_NUM_THREADS environment variable for each process"): "torch"}
 
 
 def is_generic(found: Extracted) -> bool:
@@ -40,5 +47,8 @@ def is_generic(found: Extracted) -> bool:
 
 
 def is_not_own(package: str, found: Extracted) -> bool:
-    """True for a string of a shared object that another project's code most likely put there."""
-    return found.kind is TemplateKind.NATIVE and package in NATIVE_NOT_OWN
+    """True for a string of a shared object that another project's code most likely put there, or a message the
+    package copied from another one."""
+    if found.kind is TemplateKind.NATIVE and package in NATIVE_NOT_OWN:
+        return True
+    return any(owner != package and copied.match(found.message) for copied, owner in COPIED.items())
