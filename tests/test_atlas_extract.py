@@ -209,6 +209,17 @@ def test_strings_of_a_bundled_toolchain_are_not_the_package_s_own() -> None:
     assert not is_not_own("sglang", raised)
 
 
+def test_rust_runtime_strings_are_no_package_s_own() -> None:
+    # Rust's standard library is linked into every Rust extension: its panic strings are any Rust program's
+    from rootcause.core.atlas.prune import is_not_own
+
+    [panic] = native_strings(b"\x00fatal runtime error: failed to initiate panic, error 5\x00", "pkg/_rust.so")
+    assert is_not_own("torch", panic) and is_not_own("tokenizers", panic)
+    [own] = native_strings(b"\x00Error while deserializing header: invalid header\x00", "safetensors/_rust.so")
+    assert is_not_own("safetensors", own), "safetensors' Rust .rodata is read as glued runs: none is kept"
+    assert not is_not_own("tokenizers", own)
+
+
 def test_a_message_copied_from_torch_is_left_to_torch() -> None:
     from rootcause.core.atlas.prune import is_not_own
 

@@ -188,6 +188,20 @@ def test_a_log_line_of_a_small_paste_is_located(index, atlas: AtlasIndex) -> Non
     assert item.params == {"p0": "LlamaTokenizerFast"} and item.family is None
 
 
+def test_a_source_line_echoed_in_a_traceback_is_not_located(index, atlas: AtlasIndex) -> None:
+    # the frame's source line holds the message's text, but the library whose line it is did not print it
+    message = ACCELERATE.splitlines()[-1].split(": ", 1)[1]
+    echo = (
+        "Traceback (most recent call last):\n"
+        '  File "/venv/lib/python3.11/site-packages/transformers/modeling_utils.py", line 9, in from_pretrained\n'
+        f'    raise ImportError("{message}")\n'
+        "KeyboardInterrupt\n"
+    )
+    assert diagnose_text(echo, index, atlas=atlas).located == []
+    [item] = diagnose_text(ACCELERATE, index, atlas=atlas).located  # the raised line itself still is
+    assert item.line == 4
+
+
 def test_a_large_input_is_read_by_its_error_looking_lines_only(index, atlas: AtlasIndex) -> None:
     from rootcause.core.atlas.lines import SMALL_INPUT
 

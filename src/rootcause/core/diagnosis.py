@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, TypeAlias
 from pydantic import BaseModel
 
 from rootcause.core.advice import SHOWN_WORKAROUNDS, rank_workarounds
-from rootcause.core.atlas.lines import SmallInputTap
+from rootcause.core.atlas.lines import SmallInputTap, looks_like_code
 from rootcause.core.atlas.located import Located
 from rootcause.core.findings import (
     Candidate,
@@ -377,7 +377,10 @@ def _locate(
     lines = [
         (source, line_no, raw, clean)
         for source, line_no, raw, clean in candidates
-        if (source, line_no) not in claimed_lines and clean not in claimed_texts and not is_boilerplate(clean)
+        if (source, line_no) not in claimed_lines
+        and clean not in claimed_texts
+        and not is_boilerplate(clean)
+        and not looks_like_code(raw)
     ]
     if not lines:
         return []

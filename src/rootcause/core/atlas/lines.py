@@ -26,6 +26,12 @@ _CODE = re.compile(
 _WORDS = re.compile(r"[A-Za-z]{2,}")
 
 
+def looks_like_code(raw: str) -> bool:
+    """A line of source that a traceback or a compiler echoes (`    raise ValueError(f"...")`), a caret line, a
+    numbered listing: it holds a message's text, but the library whose line it is did not print it."""
+    return _CODE.match(raw) is not None
+
+
 class SmallInputTap:
     """Holds an input's bytes while it is scanned, up to SMALL_INPUT across every input of a diagnosis."""
 
@@ -60,7 +66,7 @@ class SmallInputTap:
         out: list[tuple[int, str, str]] = []
         for n, line in enumerate(b"".join(parts).split(b"\n")[:MAX_MESSAGE_LINES], 1):
             raw = line.decode("utf-8", "replace").rstrip("\r")
-            if len(raw) < MIN_CHARS or _CODE.match(raw):
+            if len(raw) < MIN_CHARS or looks_like_code(raw):
                 continue
             clean = strip_framing(raw[:4096]).text.strip()
             if len(clean) >= MIN_CHARS and len(_WORDS.findall(clean)) >= 3 and not is_boilerplate(clean):

@@ -27,8 +27,17 @@ _STRERROR = re.compile(r"^[a-z][a-z ]{0,60}$")  # `connection timed out`, `proto
 # (the first build that read triton located a rustc crash). sglang's wheels (0.5 on) ship Rust extension modules
 # (`sglang/srt/rust_extensions/*.so`, `rust_tree_core`) that link hyper, tonic, h2, regex and image crates: 1,790 of
 # 0.5.23's strings, such as `error sending request` and `failed HPACK decoding`, which any Rust program built on
-# those crates prints. Their Python sources are read as usual.
-NATIVE_NOT_OWN = frozenset({"triton", "sglang"})
+# those crates prints. Their Python sources are read as usual. safetensors' extension is Rust too: a Rust library's
+# strings are not NUL-terminated, so its .rodata reads as long runs of several messages glued to crate paths
+# (`library/std/src/alloc.rsRust panics must be rethrown...`), and the runs that matched pastes were the standard
+# library's (a tokenizers panic was located as safetensors'); 276 of its 290 templates were such runs.
+NATIVE_NOT_OWN = frozenset({"triton", "sglang", "safetensors"})
+# Rust's standard library, linked into every Rust extension (safetensors, tokenizers): its panic and runtime strings are
+# printed by any Rust program, so a paste of a tokenizers panic was located as safetensors'.
+_RUST_STD = re.compile(
+    r"fatal runtime error|failed to initiate panic|panicked at|called `(?:Result|Option)::(?:unwrap|expect)\(\)`"
+    r"|RUST_BACKTRACE"
+)
 # messages other packages copied from one of the atlas, whose lines in pastes are that one's (message -> owner):
 # torchrun's OMP_NUM_THREADS note (torch/distributed/run.py), copied word for word into mmengine's and mmdet's
 # setup_env, was located as theirs in two dev pastes of torchrun jobs that never imported them.
@@ -49,6 +58,6 @@ def is_generic(found: Extracted) -> bool:
 def is_not_own(package: str, found: Extracted) -> bool:
     """True for a string of a shared object that another project's code most likely put there, or a message the
     package copied from another one."""
-    if found.kind is TemplateKind.NATIVE and package in NATIVE_NOT_OWN:
+    if found.kind is TemplateKind.NATIVE and (package in NATIVE_NOT_OWN or _RUST_STD.search(found.message)):
         return True
     return any(owner != package and copied.match(found.message) for copied, owner in COPIED.items())
