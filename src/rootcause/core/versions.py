@@ -103,7 +103,7 @@ def versions_in_line(line: str) -> Environment:
 
 
 @functools.lru_cache(maxsize=4096)
-def _requirement(text: str) -> tuple[str, Requirement]:
+def requirement_of(text: str) -> tuple[str, Requirement]:
     """A parsed requirement and its canonical name (parsed once per process: every diagnosis asks)."""
     from packaging.requirements import Requirement  # here: a diagnosis with no versions never parses one
 
@@ -118,7 +118,7 @@ def verdict(entry: Entry, env: Environment) -> VersionVerdict:
     for vr in entry.versions:
         if not env:
             break
-        name, req = _requirement(vr.requirement)
+        name, req = requirement_of(vr.requirement)
         if name not in env:
             continue
         try:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -113,8 +114,20 @@ class CompiledIndex:
         self.special_ids = {"errorish": n, "env": n + 1, "triage": n + 2}
         self._literal_sources = self._literals() if hyperscan is not None else {}
         self.hs_db = self._load_or_build_hyperscan(hs_blob)
-        # the prototype scratch space: every scan clones its own, so scans may run in parallel
+        # the prototype scratch space: each thread clones its own (thread_scratch), so scans may run in parallel
         self.hs_scratch = None if self.hs_db is None else hyperscan.Scratch(self.hs_db)
+        self._local = threading.local()
+
+    def thread_scratch(self) -> Any:
+        """This thread's scratch space for the database (None without hyperscan): cloned once per thread and
+        reused by every scan the thread makes, since a scan is never started inside another's match callback
+        (a clone per input was a twentieth of a held `rootcause.diagnose`, its fresh memory cold)."""
+        if self.hs_scratch is None:
+            return None
+        scratch = getattr(self._local, "scratch", None)
+        if scratch is None:
+            scratch = self._local.scratch = self.hs_scratch.clone()
+        return scratch
 
     # -- building ---------------------------------------------------------------------------
     def _derive(self) -> DerivedPatterns:

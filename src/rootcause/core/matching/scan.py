@@ -95,7 +95,7 @@ class SourceScanner(ErrorishLines, WrapRepair):
         self._tail: deque[bytes | str] = deque(maxlen=max(index.max_window, 2))
         self._errorish_head: list[tuple[int, str, str, int | None]] = []
         self._max_hits = max_hits
-        self._scratch = None if index.hs_scratch is None else index.hs_scratch.clone()
+        self._scratch = index.thread_scratch()
         self._small: list[str] | None = []  # all lines, while the input is small (wrap repair)
         self._overlap = b""  # the previous chunk's last lines, for windows across chunks
         self._errorish_raw: deque[tuple[int, bytes]] = deque(maxlen=2 * LEXICAL_KEEP)

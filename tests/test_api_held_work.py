@@ -1,0 +1,68 @@
+"""What a held `rootcause.diagnose` call reuses instead of rebuilding (the API's per-call work, issue 25)."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+import rootcause
+from rootcause.adapters.loading import load_index
+from rootcause.core import advice
+from rootcause.core.advice import Support, judge
+from rootcause.core.model import Workaround
+
+PROBE = "NCCL communicator was aborted on rank 3."
+
+
+def _workaround(**extra: object) -> Workaround:
+    return Workaround.model_validate(
+        {"action": "Raise the timeout", "how": "Set it higher.", "success_rate": {"value": 0.5, "basis": "estimate"}}
+        | extra
+    )
+
+
+def test_a_thread_reuses_its_scratch_and_another_thread_gets_its_own() -> None:
+    index = load_index()
+    if index.hs_scratch is None:
+        pytest.skip("no hyperscan on this platform")
+    mine = index.thread_scratch()
+    assert index.thread_scratch() is mine
+    rootcause.diagnose(PROBE)
+    assert index.thread_scratch() is mine  # a diagnosis clones none
+    theirs: list[object] = []
+    worker = threading.Thread(target=lambda: theirs.append(index.thread_scratch()))
+    worker.start()
+    worker.join()
+    assert theirs[0] is not None and theirs[0] is not mine
+
+
+def test_diagnoses_in_threads_answer_as_one_thread_does() -> None:
+    expected = rootcause.diagnose(PROBE).model_dump_json()
+    answers: list[str] = []
+    workers = [
+        threading.Thread(target=lambda: answers.extend(rootcause.diagnose(PROBE).model_dump_json() for _ in range(20)))
+        for _ in range(4)
+    ]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    assert answers == [expected] * 80
+
+
+def test_evidence_is_compiled_once_and_still_decides_support() -> None:
+    advice._evidence.cache_clear()
+    workaround = _workaround(evidence=r"timeout \d+")
+    assert judge(workaround, ["watchdog timeout 600 s"], {}).support == Support.SEEN
+    assert judge(workaround, ["nothing here"], {}).support == Support.UNKNOWN
+    assert advice._evidence.cache_info().misses == 1
+
+
+def test_a_requirement_the_environment_fails_excludes_the_workaround() -> None:
+    workaround = _workaround(requires="torch>=2.2")
+    judged = judge(workaround, [], {"torch": "2.1.0"})
+    assert judged.support == Support.EXCLUDED
+    assert judged.why == "needs torch>=2.2; this environment has torch 2.1.0"
+    assert judge(workaround, [], {"torch": "2.3.0"}).support == Support.UNKNOWN
+    assert judge(workaround, [], {}).support == Support.UNKNOWN
