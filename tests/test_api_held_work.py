@@ -10,6 +10,8 @@ import rootcause
 from rootcause.adapters.loading import load_index
 from rootcause.core import advice
 from rootcause.core.advice import Support, judge
+from rootcause.core.matching.index import CompiledIndex, CompiledPattern
+from rootcause.core.matching.patterns import compile_re2
 from rootcause.core.model import Workaround
 
 PROBE = "NCCL communicator was aborted on rank 3."
@@ -66,3 +68,30 @@ def test_a_requirement_the_environment_fails_excludes_the_workaround() -> None:
     assert judged.why == "needs torch>=2.2; this environment has torch 2.1.0"
     assert judge(workaround, [], {"torch": "2.3.0"}).support == Support.UNKNOWN
     assert judge(workaround, [], {}).support == Support.UNKNOWN
+
+
+def _wrapper_confirm(regex: str, text: str) -> dict[str, str] | None:
+    m = compile_re2(regex).search(text)
+    return None if m is None else {k: v for k, v in m.groupdict().items() if v is not None}
+
+
+def test_confirm_gives_the_wrappers_groups_on_the_canons_examples() -> None:
+    index = load_index()
+    checked = 0
+    for i, pattern in enumerate(index.patterns[: index.n_scanned]):
+        if not pattern.names:
+            continue
+        entry = index.entries[pattern.entry_id]
+        for text in (entry.signature, *(ex.text for ex in entry.examples)):
+            assert index.confirm(i, text) == _wrapper_confirm(pattern.regex, text), (pattern.entry_id, text)
+            checked += 1
+    assert checked > 100
+
+
+def test_confirm_reads_groups_after_multibyte_text_and_leaves_out_groups_not_taken() -> None:
+    regex = r"(?P<dev>cuda:\d+)(?: on (?P<host>\w+))? — (?P<what>ünïcode \S+)"
+    pattern = CompiledPattern("demo/x", regex, 1, ("dev", "host", "what"), 10)
+    index = CompiledIndex([], derived=([pattern], 0))
+    text = "«€» cuda:3 — ünïcode déjà"
+    assert index.confirm(0, text) == _wrapper_confirm(regex, text) == {"dev": "cuda:3", "what": "ünïcode déjà"}
+    assert index.confirm(0, "cuda:3 elsewhere") is None

@@ -44,6 +44,8 @@ MAX_WINDOW = 50
 LITERAL_ABOVE = 4096
 LITERAL_MIN = 8
 TRUNCATED_SET_SIZE = 8192  # truncated patterns per RE2 set (a 100k-entry canon derives 130k)
+_UNANCHORED = re2._Anchor.UNANCHORED
+_NO_SPAN = (-1, -1)  # RE2's span of a group that took no part in the match
 
 
 def _set_options(n_patterns: int) -> re2.Options:
@@ -96,6 +98,7 @@ class CompiledIndex:
         self.patterns: list[CompiledPattern] = list(derived[0])
         self.n_scanned = derived[1]
         self._rx: list[Any] = [None] * len(self.patterns)  # RE2; a large canon's compiled on first use (confirm)
+        self._groups: list[tuple[tuple[str, int], ...] | None] = [None] * len(self.patterns)  # (name, group number)
         if self.n_scanned <= literal_above and not lazy_regex:
             self._rx = [self._compile(i) for i in range(len(self.patterns))]
         scanned = self.patterns[: self.n_scanned]
@@ -310,16 +313,26 @@ class CompiledIndex:
             raise PatternError(f"{p.entry_id}: {p.regex!r}: {exc}") from None
 
     def confirm(self, pattern_index: int, text: str) -> dict[str, str] | None:
-        """Run the real RE2 pattern; return its named groups, or None when it misses."""
+        """Run the real RE2 pattern; return its named groups, or None when it misses.
+
+        RE2 is asked for the match's byte spans directly (what the wrapper's ``search`` asks for, without its
+        generator and its byte-to-character offset tables); a group's text is its bytes decoded, the same text
+        as the wrapper's character slice, since RE2 matches UTF-8 at character boundaries."""
         rx = self._rx[pattern_index]
         if rx is None:
             rx = self._rx[pattern_index] = self._compile(pattern_index)
-        m = rx.search(text)
-        if m is None:
+        data = text.encode("utf-8")
+        spans = rx._regexp.Match(_UNANCHORED, data, 0, len(data))
+        if spans[0] == _NO_SPAN:
             return None
         if not self.patterns[pattern_index].names:
-            return {}  # no named group: the wrapper's groupdict() would build its group index to say so
-        return {k: v for k, v in m.groupdict().items() if v is not None}
+            return {}  # no named group
+        groups = self._groups[pattern_index]
+        if groups is None:  # the wrapper's groupdict() order: RE2's named groups as it lists them
+            groups = self._groups[pattern_index] = tuple(
+                (name.decode("utf-8"), at) for name, at in dict(rx._regexp.NamedCapturingGroups()).items()
+            )
+        return {name: data[spans[at][0] : spans[at][1]].decode("utf-8") for name, at in groups if spans[at] != _NO_SPAN}
 
 
 def database_layout() -> str:
