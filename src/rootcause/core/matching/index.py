@@ -267,6 +267,23 @@ class CompiledIndex:
         self.hs_db.scan(text.encode("utf-8", "replace"), match_event_handler=on_match, scratch=scratch)
         return sorted(found)
 
+    def candidate_ends(self, data: bytes, scratch: Any) -> dict[int, int]:
+        """The scanned patterns that may match somewhere in ``data`` (hyperscan only), each with the end of its
+        last match (a byte offset): a pattern that may match a suffix of ``data`` that starts at a line start
+        ends past that start, so one scan of the widest window serves every narrower one (`SourceScanner`)."""
+        ends: dict[int, int] = {}
+        n = self.n_scanned
+
+        def on_match(pattern_id: int, _from: int, to: int, _flags: int, _ctx: object) -> None:
+            if pattern_id < n and ends.get(pattern_id, -1) < to:
+                ends[pattern_id] = to
+
+        self.hs_db.scan(data, match_event_handler=on_match, scratch=scratch)
+        return ends
+
+    def window_of(self, pattern_index: int) -> int:
+        return self._window_of[pattern_index]
+
     def _loose_match(self, pattern_index: int, text: str) -> bool:
         """Whether the pattern's prefilter form (prefilter_source, in RE2) matches: what the database says of a
         pattern it holds as a regex, said of one it holds by its literal."""
