@@ -10,6 +10,7 @@ import rootcause
 from rootcause.adapters.loading import load_index
 from rootcause.core import advice
 from rootcause.core.advice import Support, judge
+from rootcause.core.findings import InputSummary, assembled
 from rootcause.core.matching.index import CompiledIndex, CompiledPattern
 from rootcause.core.matching.patterns import compile_re2
 from rootcause.core.model import Workaround
@@ -95,3 +96,26 @@ def test_confirm_reads_groups_after_multibyte_text_and_leaves_out_groups_not_tak
     text = "«€» cuda:3 — ünïcode déjà"
     assert index.confirm(0, text) == _wrapper_confirm(regex, text) == {"dev": "cuda:3", "what": "ünïcode déjà"}
     assert index.confirm(0, "cuda:3 elsewhere") is None
+
+
+def test_assembled_findings_equal_validated_ones() -> None:
+    texts = [ex.text for entry in load_index().entries.values() for ex in entry.examples][:300]
+    compared = 0
+    for text in texts:
+        d = rootcause.diagnose(text)
+        for model in [*d.findings, *d.inputs, *(line for f in d.findings for line in f.lines)]:
+            again = type(model).model_validate(model.model_dump())
+            assert again == model
+            assert again.model_dump_json() == model.model_dump_json()
+            assert again.model_fields_set == model.model_fields_set
+            compared += 1
+    assert compared > 300
+
+
+def test_assembled_needs_every_field_and_no_other() -> None:
+    with pytest.raises(TypeError, match=r"missing \['rank'\]"):
+        assembled(InputSummary, name="<text>", lines=1, bytes=3)
+    with pytest.raises(TypeError, match=r"unknown \['size'\]"):
+        assembled(InputSummary, name="<text>", lines=1, bytes=3, rank=None, size=3)
+    built = assembled(InputSummary, name="<text>", lines=1, bytes=3, rank=None)
+    assert built == InputSummary(name="<text>", lines=1, bytes=3, rank=None)

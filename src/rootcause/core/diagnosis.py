@@ -33,6 +33,7 @@ from rootcause.core.findings import (
     LineRef,
     SourceInput,
     WorkaroundView,
+    assembled,
 )
 from rootcause.core.matching.backends import foreign_to, misses_object, other_names
 from rootcause.core.matching.claims import cut_member, signature_objects
@@ -93,7 +94,8 @@ def _top_workarounds(entry: Entry, lines: list[str], env: Environment) -> tuple[
     """The workarounds the evidence supports first (core/advice.py), at most SHOWN_WORKAROUNDS, and how many more."""
     ranked = rank_workarounds(entry.workarounds, lines, env)
     views = [
-        WorkaroundView(
+        assembled(
+            WorkaroundView,
             action=j.workaround.action,
             how=j.workaround.how,
             success_rate=j.workaround.success_rate.value,
@@ -109,7 +111,13 @@ def _top_workarounds(entry: Entry, lines: list[str], env: Environment) -> tuple[
 
 def _dead_ends(entry: Entry) -> list[DeadEndView]:
     return [
-        DeadEndView(action=d.action, why_fails=d.why_fails, fail_rate=d.fail_rate.value, basis=d.fail_rate.basis.value)
+        assembled(
+            DeadEndView,
+            action=d.action,
+            why_fails=d.why_fails,
+            fail_rate=d.fail_rate.value,
+            basis=d.fail_rate.basis.value,
+        )
         for d in entry.dead_ends
     ]
 
@@ -140,7 +148,8 @@ def _finding(group: _Group, env: Environment) -> Finding:
                 values.append(value)
     _, first_hit = group.hits[0]
     workarounds, more = _top_workarounds(entry, [h.raw for _, h in group.hits[:MAX_LINES_PER_FINDING]], env)
-    return Finding(
+    return assembled(
+        Finding,
         id=entry.id,
         signature=entry.signature,
         score=round(group.score, 3),
@@ -151,8 +160,11 @@ def _finding(group: _Group, env: Environment) -> Finding:
         count=group.count,
         ranks=ranks,
         sources=sorted({s for s, _ in group.hits}),
-        lines=[LineRef(source=s, line=h.line, text=h.raw, rank=h.rank) for s, h in group.hits[:MAX_LINES_PER_FINDING]],
-        params=first_hit.params,
+        lines=[
+            assembled(LineRef, source=s, line=h.line, text=h.raw, rank=h.rank)
+            for s, h in group.hits[:MAX_LINES_PER_FINDING]
+        ],
+        params=dict(first_hit.params),
         param_values=param_values,
         versions=verdict(entry, env),
         root_cause=entry.root_cause,
@@ -252,7 +264,9 @@ def diagnose_sources(
         if scanned is not None:
             scanned(source.name, result)
         truncated += result.truncated_hits
-        inputs.append(InputSummary(name=source.name, lines=result.lines, bytes=result.bytes, rank=source.rank))
+        inputs.append(
+            assembled(InputSummary, name=source.name, lines=result.lines, bytes=result.bytes, rank=source.rank)
+        )
         for name, version in result.env.items():
             detected.setdefault(name, version)
         for hit in without_ambiguous_truncations(result.hits, index):
