@@ -13,6 +13,7 @@ from rootcause.core.advice import Support, judge
 from rootcause.core.findings import InputSummary, assembled
 from rootcause.core.matching.index import CompiledIndex, CompiledPattern
 from rootcause.core.matching.patterns import compile_re2
+from rootcause.core.matching.scan import SourceScanner
 from rootcause.core.model import Workaround
 
 PROBE = "NCCL communicator was aborted on rank 3."
@@ -25,19 +26,19 @@ def _workaround(**extra: object) -> Workaround:
     )
 
 
-def test_a_thread_reuses_its_scratch_and_another_thread_gets_its_own() -> None:
+def test_a_finished_scan_gives_its_scratch_back_for_the_next() -> None:
     index = load_index()
     if index.hs_scratch is None:
         pytest.skip("no hyperscan on this platform")
-    mine = index.thread_scratch()
-    assert index.thread_scratch() is mine
     rootcause.diagnose(PROBE)
-    assert index.thread_scratch() is mine  # a diagnosis clones none
-    theirs: list[object] = []
-    worker = threading.Thread(target=lambda: theirs.append(index.thread_scratch()))
-    worker.start()
-    worker.join()
-    assert theirs[0] is not None and theirs[0] is not mine
+    pooled = index.take_scratch()
+    index.give_back_scratch(pooled)
+    scanner = SourceScanner(index)
+    assert scanner._scratch is pooled  # reused, not cloned
+    assert index.take_scratch() is not pooled  # held by the unfinished scan: another scan gets its own
+    scanner.feed(PROBE.encode() + b"\n")
+    assert [index.patterns[h.pattern].entry_id for h in scanner.finish().hits] == ["pytorch/nccl-communicator-aborted"]
+    assert index.take_scratch() is pooled  # given back
 
 
 def test_diagnoses_in_threads_answer_as_one_thread_does() -> None:

@@ -95,8 +95,8 @@ def foreign_to(line: str) -> Callable[[str], bool]:
     """A test of entry texts, reading the line once: True for an entry naming only other backends, other sites or
     other packages of the stack."""
     backends, sites, packages = backends_named(line), sites_named(line), packages_named(line)
-    return (
-        lambda entry_text: _disjoint(backends, entry_text, _cached_backends)
+    return lambda entry_text: (
+        _disjoint(backends, entry_text, _cached_backends)
         or _disjoint(sites, entry_text, _cached_sites)
         or _disjoint(packages, entry_text, _cached_packages)
     )

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -44,6 +43,7 @@ MAX_WINDOW = 50
 LITERAL_ABOVE = 4096
 LITERAL_MIN = 8
 TRUNCATED_SET_SIZE = 8192  # truncated patterns per RE2 set (a 100k-entry canon derives 130k)
+SCRATCH_POOL = 64  # scratch spaces kept for reuse: as many as scans may run at once
 _UNANCHORED = re2._Anchor.UNANCHORED
 _NO_SPAN = (-1, -1)  # RE2's span of a group that took no part in the match
 
@@ -117,20 +117,25 @@ class CompiledIndex:
         self.special_ids = {"errorish": n, "env": n + 1, "triage": n + 2}
         self._literal_sources = self._literals() if hyperscan is not None else {}
         self.hs_db = self._load_or_build_hyperscan(hs_blob)
-        # the prototype scratch space: each thread clones its own (thread_scratch), so scans may run in parallel
+        # the prototype scratch space: each scan takes a clone of its own (take_scratch), so scans may run in parallel
         self.hs_scratch = None if self.hs_db is None else hyperscan.Scratch(self.hs_db)
-        self._local = threading.local()
+        self._scratch_pool: list[Any] = []  # clones that finished scans gave back
 
-    def thread_scratch(self) -> Any:
-        """This thread's scratch space for the database (None without hyperscan): cloned once per thread and
-        reused by every scan the thread makes, since a scan is never started inside another's match callback
-        (a clone per input was a twentieth of a held `rootcause.diagnose`, its fresh memory cold)."""
+    def take_scratch(self) -> Any:
+        """A scratch space for one input's scan alone (None without hyperscan): one that a finished scan gave back,
+        else a new clone (a clone per input was a twentieth of a held `rootcause.diagnose`, its fresh memory cold).
+        A list's pop and append are atomic, so two threads never hold the same one."""
         if self.hs_scratch is None:
             return None
-        scratch = getattr(self._local, "scratch", None)
-        if scratch is None:
-            scratch = self._local.scratch = self.hs_scratch.clone()
-        return scratch
+        try:
+            return self._scratch_pool.pop()
+        except IndexError:
+            return self.hs_scratch.clone()
+
+    def give_back_scratch(self, scratch: Any) -> None:
+        """A scratch space from `take_scratch` that its scan no longer uses."""
+        if scratch is not None and len(self._scratch_pool) < SCRATCH_POOL:
+            self._scratch_pool.append(scratch)
 
     # -- building ---------------------------------------------------------------------------
     def _derive(self) -> DerivedPatterns:

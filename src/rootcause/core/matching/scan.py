@@ -95,7 +95,7 @@ class SourceScanner(ErrorishLines, WrapRepair):
         self._tail: deque[bytes | str] = deque(maxlen=max(index.max_window, 2))
         self._errorish_head: list[tuple[int, str, str, int | None]] = []
         self._max_hits = max_hits
-        self._scratch = index.thread_scratch()
+        self._scratch = index.take_scratch()  # given back when finished
         self._small: list[str] | None = []  # all lines, while the input is small (wrap repair)
         self._overlap = b""  # the previous chunk's last lines, for windows across chunks
         self._errorish_raw: deque[tuple[int, bytes]] = deque(maxlen=2 * LEXICAL_KEEP)
@@ -126,6 +126,8 @@ class SourceScanner(ErrorishLines, WrapRepair):
             self._repair_wrapped(self._small)
             self._match_truncated(self._small)
         self.result.errorish = self._errorish_lines()
+        self.index.give_back_scratch(self._scratch)
+        self._scratch = None  # another scan may take it now; a scanner fed after finishing confirms with RE2 sets
         return self.result
 
     # -- scanning ---------------------------------------------------------------------------
