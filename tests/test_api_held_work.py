@@ -5,11 +5,13 @@ from __future__ import annotations
 import threading
 
 import pytest
+from pydantic import ValidationError
 
 import rootcause
 from rootcause.adapters.loading import load_index
 from rootcause.core import advice
 from rootcause.core.advice import Support, judge
+from rootcause.core.diagnosis import Diagnosis
 from rootcause.core.findings import InputSummary, assembled
 from rootcause.core.matching.index import CompiledIndex, CompiledPattern
 from rootcause.core.matching.patterns import compile_re2
@@ -110,7 +112,17 @@ def test_assembled_findings_equal_validated_ones() -> None:
             assert again.model_dump_json() == model.model_dump_json()
             assert again.model_fields_set == model.model_fields_set
             compared += 1
+        again = Diagnosis.model_validate(d.model_dump())
+        assert again == d and again.model_dump_json() == d.model_dump_json()
+        unset = {"schema_version", "triage"} | ({"located"} if d.matched else set())  # as validation leaves them
+        assert d.model_fields_set == set(Diagnosis.model_fields) - unset
     assert compared > 300
+
+
+def test_a_callers_environment_is_still_validated() -> None:
+    with pytest.raises(ValidationError):
+        rootcause.diagnose(PROBE, env={"torch": 2})  # type: ignore[dict-item]
+    assert rootcause.diagnose(PROBE, env={"torch": "2.1.0"}).environment == {"torch": "2.1.0"}
 
 
 def test_assembled_needs_every_field_and_no_other() -> None:

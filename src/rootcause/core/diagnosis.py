@@ -350,16 +350,22 @@ def diagnose_sources(
     wrapped = wraps_an_unknown_error(findings, catch_alls, explained)
     if wrapped is not None:
         reason = f"no known error matched: only a wrapper did, around an exception no entry explains ({wrapped})"
-    d = Diagnosis(
-        matched=bool(findings) and wrapped is None,
-        findings=findings,
-        nearest=nearest,
-        abstain_reason=reason,
-        environment=effective_env,
-        inputs=inputs,
-        truncated_hits=truncated,
-        unclassified=unclassified_of(catch_alls, explained, MAX_UNCLASSIFIED),
-    )
+    fields = {
+        "matched": bool(findings) and wrapped is None,
+        "findings": findings,
+        "nearest": nearest,
+        "abstain_reason": reason,
+        "environment": effective_env,
+        "inputs": inputs,
+        "truncated_hits": truncated,
+        "unclassified": unclassified_of(catch_alls, explained, MAX_UNCLASSIFIED),
+    }
+    if all(type(k) is str and type(v) is str for k, v in effective_env.items()):
+        d = assembled(
+            Diagnosis, set_fields=fields, schema_version=JSON_SCHEMA_VERSION, triage=None, located=[], **fields
+        )
+    else:  # a caller's environment of other types: validation converts or refuses it
+        d = Diagnosis(**fields)
     if atlas is not None and not d.matched:
         # the located tier answers where no reviewed entry does; a known error's diagnosis never loads the atlas,
         # so it costs what it cost before the atlas (a first load builds its index: seconds)
