@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from packaging.version import InvalidVersion, Version
 from pydantic import BaseModel
 
+from rootcause.core.assembled import assembled
 from rootcause.core.model import Entry, VersionStatus
 from rootcause.errors import UsageError
 
@@ -139,8 +140,8 @@ def verdict(entry: Entry, env: Environment) -> VersionVerdict:
             statuses.append(Verdict.NOT_AFFECTED)
             reasons.append(f"{name} {have} is outside {vr.requirement}")
     if not statuses:
-        return VersionVerdict(status=Verdict.UNKNOWN, reasons=["no version of an affected package is known"])
+        return assembled(VersionVerdict, status=Verdict.UNKNOWN, reasons=["no version of an affected package is known"])
     for status in (Verdict.AFFECTED, Verdict.FIXED, Verdict.NOT_AFFECTED):
         if status in statuses:
-            return VersionVerdict(status=status, reasons=reasons)
-    return VersionVerdict(status=Verdict.UNKNOWN, reasons=reasons)
+            return assembled(VersionVerdict, status=status, reasons=reasons)
+    return assembled(VersionVerdict, status=Verdict.UNKNOWN, reasons=reasons)
