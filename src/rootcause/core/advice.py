@@ -51,8 +51,7 @@ def _meets(requirement: str, env: dict[str, str]) -> tuple[bool | None, str | No
 
 @functools.lru_cache(maxsize=4096)
 def _evidence(regex: str) -> Any:
-    """A workaround's evidence pattern, compiled once per process (compiling it on every finding was a tenth of a
-    held `rootcause.diagnose`)."""
+    """A workaround's evidence pattern, compiled once per process (it was compiled again for every finding)."""
     from rootcause.core.matching.patterns import compile_re2
 
     return compile_re2(regex)

@@ -14,8 +14,8 @@ _FIELDS: dict[type[BaseModel], tuple[str, ...]] = {}
 def assembled(cls: type[M], *, set_fields: Iterable[str] | None = None, **values: Any) -> M:
     """A model of the diagnosis built from every one of its fields, each already of the field's type, without
     validating them: what validation would build from the same values (the engine builds them from validated
-    entries and its own counts), and how a held diagnosis builds its findings: validating each was a tenth of a
-    call, its validators' memory cold after other work (tests/test_api_held_work.py holds the two equal).
+    entries and its own counts), and how a held diagnosis builds its findings: validating them was about a tenth of a
+    held call whose caches other work had left cold (tests/test_api_held_work.py holds the two equal).
     ``set_fields``: the fields a caller set, where it passes others at their defaults (``model_fields_set``; all of
     them when not given), since validation would leave the others unset."""
     names = _FIELDS.get(cls)

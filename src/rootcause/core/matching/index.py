@@ -123,7 +123,8 @@ class CompiledIndex:
 
     def take_scratch(self) -> Any:
         """A scratch space for one input's scan alone (None without hyperscan): one that a finished scan gave back,
-        else a new clone (a clone per input was a twentieth of a held `rootcause.diagnose`, its fresh memory cold).
+        else a new clone (a clone per input took about 19 µs of a held `rootcause.diagnose` after 64 MiB of other
+        memory was touched, 2 µs warm).
         A list's pop and append are atomic, so two threads never hold the same one."""
         if self.hs_scratch is None:
             return None
