@@ -10,7 +10,7 @@ The Python API::
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
@@ -29,19 +29,19 @@ def diagnose(
 ) -> Diagnosis:
     """Diagnose a pasted text, or log files (plain or .gz, one per rank or combined). Lines no entry claims are
     located in the message atlas (``atlas``: a file; default ROOTCAUSE_ATLAS, else the shipped one)."""
-    from rootcause.adapters.atlas.held import atlas_loader
-    from rootcause.adapters.inputs import expand_paths, open_sources
-    from rootcause.adapters.loading import load_index
-    from rootcause.core.diagnosis import SourceInput, diagnose_sources
-    from rootcause.core.matching.scan import iter_text_chunks
+    api = _api or _load_api()
+    return api.diagnose(text, paths=paths, env=env, canon=canon, atlas=atlas, use_atlas=use_atlas)
 
-    index = load_index(canon or [])
-    sources: list[SourceInput] = []
-    if text is not None:
-        sources.append(SourceInput("<text>", iter_text_chunks(text)))
-    if paths:
-        sources.extend(open_sources([(str(p), p) for p in expand_paths(paths)]))
-    return diagnose_sources(sources, index, env, atlas=atlas_loader(atlas, enabled=use_atlas))
+
+_api: Any = None  # rootcause.adapters.api, imported on the first call (`import rootcause` stays light)
+
+
+def _load_api() -> Any:
+    global _api
+    from rootcause.adapters import api
+
+    _api = api
+    return api
 
 
 __all__ = ["__version__", "diagnose"]

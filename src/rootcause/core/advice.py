@@ -9,14 +9,16 @@ more there are, so that a renderer can print "+N more".
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
 from rootcause.core.model import Workaround
-from rootcause.core.versions import canonicalize_name
+from rootcause.core.versions import requirement_of
 
 SHOWN_WORKAROUNDS = 3
 
@@ -35,10 +37,7 @@ class Judged:
 
 
 def _meets(requirement: str, env: dict[str, str]) -> tuple[bool | None, str | None]:
-    from packaging.requirements import Requirement  # here: only an environment's versions are judged
-
-    req = Requirement(requirement)
-    name = canonicalize_name(req.name)
+    name, req = requirement_of(requirement)  # parsed once per process
     if name not in env:
         return None, None
     try:
@@ -50,15 +49,21 @@ def _meets(requirement: str, env: dict[str, str]) -> tuple[bool | None, str | No
     return False, f"needs {requirement}; this environment has {name} {have}"
 
 
-def judge(workaround: Workaround, lines: Sequence[str], env: dict[str, str]) -> Judged:
+@functools.lru_cache(maxsize=4096)
+def _evidence(regex: str) -> Any:
+    """A workaround's evidence pattern, compiled once per process (it was compiled again for every finding)."""
     from rootcause.core.matching.patterns import compile_re2
 
+    return compile_re2(regex)
+
+
+def judge(workaround: Workaround, lines: Sequence[str], env: dict[str, str]) -> Judged:
     if workaround.requires:
         ok, why = _meets(workaround.requires, env)
         if ok is False:
             return Judged(workaround, Support.EXCLUDED, why)
     if workaround.evidence:
-        rx = compile_re2(workaround.evidence)
+        rx = _evidence(workaround.evidence)
         for line in lines:
             if rx.search(line):
                 return Judged(workaround, Support.SEEN, "the log shows this condition")

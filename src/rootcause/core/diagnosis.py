@@ -33,6 +33,7 @@ from rootcause.core.findings import (
     LineRef,
     SourceInput,
     WorkaroundView,
+    assembled,
 )
 from rootcause.core.matching.backends import foreign_to, misses_object, other_names
 from rootcause.core.matching.claims import cut_member, signature_objects
@@ -94,7 +95,8 @@ def _top_workarounds(entry: Entry, lines: list[str], env: Environment) -> tuple[
     """The workarounds the evidence supports first (core/advice.py), at most SHOWN_WORKAROUNDS, and how many more."""
     ranked = rank_workarounds(entry.workarounds, lines, env)
     views = [
-        WorkaroundView(
+        assembled(
+            WorkaroundView,
             action=j.workaround.action,
             how=j.workaround.how,
             success_rate=j.workaround.success_rate.value,
@@ -110,7 +112,13 @@ def _top_workarounds(entry: Entry, lines: list[str], env: Environment) -> tuple[
 
 def _dead_ends(entry: Entry) -> list[DeadEndView]:
     return [
-        DeadEndView(action=d.action, why_fails=d.why_fails, fail_rate=d.fail_rate.value, basis=d.fail_rate.basis.value)
+        assembled(
+            DeadEndView,
+            action=d.action,
+            why_fails=d.why_fails,
+            fail_rate=d.fail_rate.value,
+            basis=d.fail_rate.basis.value,
+        )
         for d in entry.dead_ends
     ]
 
@@ -141,7 +149,8 @@ def _finding(group: _Group, env: Environment) -> Finding:
                 values.append(value)
     _, first_hit = group.hits[0]
     workarounds, more = _top_workarounds(entry, [h.raw for _, h in group.hits[:MAX_LINES_PER_FINDING]], env)
-    return Finding(
+    return assembled(
+        Finding,
         id=entry.id,
         signature=entry.signature,
         score=round(group.score, 3),
@@ -152,8 +161,11 @@ def _finding(group: _Group, env: Environment) -> Finding:
         count=group.count,
         ranks=ranks,
         sources=sorted({s for s, _ in group.hits}),
-        lines=[LineRef(source=s, line=h.line, text=h.raw, rank=h.rank) for s, h in group.hits[:MAX_LINES_PER_FINDING]],
-        params=first_hit.params,
+        lines=[
+            assembled(LineRef, source=s, line=h.line, text=h.raw, rank=h.rank)
+            for s, h in group.hits[:MAX_LINES_PER_FINDING]
+        ],
+        params=dict(first_hit.params),
         param_values=param_values,
         versions=verdict(entry, env),
         root_cause=entry.root_cause,
@@ -253,7 +265,9 @@ def diagnose_sources(
         if scanned is not None:
             scanned(source.name, result)
         truncated += result.truncated_hits
-        inputs.append(InputSummary(name=source.name, lines=result.lines, bytes=result.bytes, rank=source.rank))
+        inputs.append(
+            assembled(InputSummary, name=source.name, lines=result.lines, bytes=result.bytes, rank=source.rank)
+        )
         for name, version in result.env.items():
             detected.setdefault(name, version)
         for hit in without_ambiguous_truncations(result.hits, index):
@@ -341,16 +355,22 @@ def diagnose_sources(
         reason = (
             f"no known error matched: only a wrapper or a notice did, beside an exception no entry explains ({wrapped})"
         )
-    d = Diagnosis(
-        matched=bool(findings) and wrapped is None,
-        findings=findings,
-        nearest=nearest,
-        abstain_reason=reason,
-        environment=effective_env,
-        inputs=inputs,
-        truncated_hits=truncated,
-        unclassified=unclassified_of(catch_alls, explained, MAX_UNCLASSIFIED),
-    )
+    fields = {
+        "matched": bool(findings) and wrapped is None,
+        "findings": findings,
+        "nearest": nearest,
+        "abstain_reason": reason,
+        "environment": effective_env,
+        "inputs": inputs,
+        "truncated_hits": truncated,
+        "unclassified": unclassified_of(catch_alls, explained, MAX_UNCLASSIFIED),
+    }
+    if all(type(k) is str and type(v) is str for k, v in effective_env.items()):
+        d = assembled(
+            Diagnosis, set_fields=fields, schema_version=JSON_SCHEMA_VERSION, triage=None, located=[], **fields
+        )
+    else:  # a caller's environment of other types: validation converts or refuses it
+        d = Diagnosis(**fields)
     if atlas is not None and not d.matched:
         # the located tier answers where no reviewed entry does; a known error's diagnosis never loads the atlas,
         # so it costs what it cost before the atlas (a first load builds its index: seconds)

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from packaging.version import InvalidVersion, Version
 from pydantic import BaseModel
 
+from rootcause.core.assembled import assembled
 from rootcause.core.model import Entry, VersionStatus
 from rootcause.errors import UsageError
 
@@ -103,7 +104,7 @@ def versions_in_line(line: str) -> Environment:
 
 
 @functools.lru_cache(maxsize=4096)
-def _requirement(text: str) -> tuple[str, Requirement]:
+def requirement_of(text: str) -> tuple[str, Requirement]:
     """A parsed requirement and its canonical name (parsed once per process: every diagnosis asks)."""
     from packaging.requirements import Requirement  # here: a diagnosis with no versions never parses one
 
@@ -118,7 +119,7 @@ def verdict(entry: Entry, env: Environment) -> VersionVerdict:
     for vr in entry.versions:
         if not env:
             break
-        name, req = _requirement(vr.requirement)
+        name, req = requirement_of(vr.requirement)
         if name not in env:
             continue
         try:
@@ -139,8 +140,8 @@ def verdict(entry: Entry, env: Environment) -> VersionVerdict:
             statuses.append(Verdict.NOT_AFFECTED)
             reasons.append(f"{name} {have} is outside {vr.requirement}")
     if not statuses:
-        return VersionVerdict(status=Verdict.UNKNOWN, reasons=["no version of an affected package is known"])
+        return assembled(VersionVerdict, status=Verdict.UNKNOWN, reasons=["no version of an affected package is known"])
     for status in (Verdict.AFFECTED, Verdict.FIXED, Verdict.NOT_AFFECTED):
         if status in statuses:
-            return VersionVerdict(status=status, reasons=reasons)
-    return VersionVerdict(status=Verdict.UNKNOWN, reasons=reasons)
+            return assembled(VersionVerdict, status=status, reasons=reasons)
+    return assembled(VersionVerdict, status=Verdict.UNKNOWN, reasons=reasons)

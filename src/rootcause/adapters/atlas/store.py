@@ -32,7 +32,8 @@ DATA_DIR = Path(__file__).resolve().parent.parent.parent / "data" / "atlas"
 SHIPPED = DATA_DIR / "atlas.sqlite"
 SHIPPED_XZ = DATA_DIR / "atlas.sqlite.xz"
 _DECOMPRESSING = threading.Lock()
-_default_seen: tuple[float, Path | None] | None = None  # (monotonic time, path): see default_atlas_path
+# (monotonic time, path, the path as a string): see default_atlas_path
+_default_seen: tuple[float, Path | None, str] | None = None
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS manifest (key TEXT PRIMARY KEY, value TEXT);
@@ -75,10 +76,10 @@ def default_atlas_path() -> Path | None:
     global _default_seen
     now = time.monotonic()
     seen = _default_seen
-    if seen is not None and now - seen[0] < FILE_CHECK_SECONDS and (seen[1] is None or seen[1].is_file()):
-        return seen[1]
+    if seen is not None and now - seen[0] < FILE_CHECK_SECONDS and (seen[1] is None or os.path.isfile(seen[2])):
+        return seen[1]  # os.path.isfile: Path.is_file's stat without pathlib's frames
     path = _find_shipped()
-    _default_seen = (now, path)
+    _default_seen = (now, path, "" if path is None else str(path))
     return path
 
 

@@ -95,7 +95,7 @@ class SourceScanner(ErrorishLines, WrapRepair):
         self._tail: deque[bytes | str] = deque(maxlen=max(index.max_window, 2))
         self._errorish_head: list[tuple[int, str, str, int | None]] = []
         self._max_hits = max_hits
-        self._scratch = None if index.hs_scratch is None else index.hs_scratch.clone()
+        self._scratch = index.take_scratch()  # given back when finished
         self._small: list[str] | None = []  # all lines, while the input is small (wrap repair)
         self._overlap = b""  # the previous chunk's last lines, for windows across chunks
         self._errorish_raw: deque[tuple[int, bytes]] = deque(maxlen=2 * LEXICAL_KEEP)
@@ -126,6 +126,8 @@ class SourceScanner(ErrorishLines, WrapRepair):
             self._repair_wrapped(self._small)
             self._match_truncated(self._small)
         self.result.errorish = self._errorish_lines()
+        self.index.give_back_scratch(self._scratch)
+        self._scratch = None  # another scan may take it now; a scanner fed after finishing confirms with RE2 sets
         return self.result
 
     # -- scanning ---------------------------------------------------------------------------
@@ -342,37 +344,68 @@ class SourceScanner(ErrorishLines, WrapRepair):
             self.result.env.setdefault(name, version)
 
     def _match_clean(self, clean: CleanLine, raw: str, line_no: int) -> bool:
-        matched = False
         index = self.index
-        by_window = index.hs_db is not None and self._scratch is not None
-        last_text: str | None = None
-        found: list[int] = []
+        if index.hs_db is None or self._scratch is None:
+            return self._match_windows(clean, raw, line_no)
+        # one scan of the widest window's text: a window's text is its last lines, so a pattern that may match it
+        # ends past its first byte in the widest one (a pattern found there is confirmed on the window's own text)
+        lines = self._window_lines(index.max_window)
+        encoded = [line.encode("utf-8", "replace") for line in lines]
+        ends = index.candidate_ends(b"\n".join(encoded), self._scratch)
+        if not ends:
+            return False
+        starts = [0] * len(lines)  # each line's first byte in the widest text
+        for i in range(1, len(lines)):
+            starts[i] = starts[i - 1] + len(encoded[i - 1]) + 1
+        found = sorted(ends)
+        matched = False
         for window in index.windows:
+            first_line = max(0, len(lines) - window)
+            start = starts[first_line]
+            ids = [p for p in found if index.window_of(p) == window and ends[p] >= start]
+            if ids:
+                text = clean.text if window == 1 else "\n".join(lines[first_line:])
+                matched = self._confirm_hits(ids, window, text, clean, raw, line_no) or matched
+        return matched
+
+    def _window_lines(self, window: int) -> list[str]:
+        """The last `window` lines, cleaned (in place: later lines' windows read them again)."""
+        tail = self._tail
+        first = max(0, len(tail) - window)
+        for i in range(first, len(tail)):
+            line = tail[i]
+            if isinstance(line, bytes):
+                tail[i] = strip_framing(line[:MAX_LINE].decode("utf-8", "replace")).text
+        return list(itertools.islice(tail, first, None))  # type: ignore[arg-type]
+
+    def _match_windows(self, clean: CleanLine, raw: str, line_no: int) -> bool:
+        """Without hyperscan: each window's text through the RE2 set of its window size."""
+        matched = False
+        for window in self.index.windows:
             text = clean.text if window == 1 else self._window_text(window)
-            if not by_window:
-                found = index.candidates(text, window, self._scratch)
-            elif text != last_text:  # a window wider than the lines read so far repeats the last text
-                found, last_text = index.candidates_any(text, self._scratch), text
-            for p in found:
-                if by_window and index.patterns[p].window != window:
-                    continue
-                params = index.confirm(p, text)
-                if params is None:
-                    continue
-                matched = True
-                if len(self.result.hits) >= self._max_hits:
-                    self.result.truncated_hits += 1
-                    continue
-                first = line_no - (text.count("\n") if window > 1 else 0)
-                context = ""
-                if window > 1 and self._contexts < MAX_CONTEXTS:  # bounded: hostile logs repeat tracebacks
-                    context, self._contexts = text[-MAX_CONTEXT:], self._contexts + 1
-                self.result.hits.append(
-                    Hit(p, line_no, first, raw[:2000], clean.text[:2000], params, clean.rank, context)
-                )
-                self._note_rank(clean.rank)
-                if window == 1 and not self._family(p):
-                    self._single_hit_lines.add(line_no)
+            found = self.index.candidates(text, window, self._scratch)
+            matched = self._confirm_hits(found, window, text, clean, raw, line_no) or matched
+        return matched
+
+    def _confirm_hits(self, found: list[int], window: int, text: str, clean: CleanLine, raw: str, line_no: int) -> bool:
+        """Confirm a window's candidates with RE2 on its text; a confirmed one is a hit."""
+        matched = False
+        for p in found:
+            params = self.index.confirm(p, text)
+            if params is None:
+                continue
+            matched = True
+            if len(self.result.hits) >= self._max_hits:
+                self.result.truncated_hits += 1
+                continue
+            first = line_no - (text.count("\n") if window > 1 else 0)
+            context = ""
+            if window > 1 and self._contexts < MAX_CONTEXTS:  # bounded: hostile logs repeat tracebacks
+                context, self._contexts = text[-MAX_CONTEXT:], self._contexts + 1
+            self.result.hits.append(Hit(p, line_no, first, raw[:2000], clean.text[:2000], params, clean.rank, context))
+            self._note_rank(clean.rank)
+            if window == 1 and not self._family(p):
+                self._single_hit_lines.add(line_no)
         return matched
 
 
