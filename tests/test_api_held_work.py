@@ -101,6 +101,17 @@ def test_confirm_reads_groups_after_multibyte_text_and_leaves_out_groups_not_tak
     assert index.confirm(0, "cuda:3 elsewhere") is None
 
 
+def test_confirm_takes_the_public_search_where_re2_has_no_core_object(monkeypatch: pytest.MonkeyPatch) -> None:
+    from rootcause.core.matching import index as index_module
+
+    regex = r"(?P<dev>cuda:\d+)(?: on (?P<host>\w+))? — (?P<what>ünïcode \S+)"
+    index = CompiledIndex([], derived=([CompiledPattern("demo/x", regex, 1, ("dev", "host", "what"), 10)], 0))
+    monkeypatch.setattr(index_module, "_UNANCHORED", None)  # a google-re2 release without the private core API
+    text = "«€» cuda:3 — ünïcode déjà"
+    assert index.confirm(0, text) == {"dev": "cuda:3", "what": "ünïcode déjà"}
+    assert index.confirm(0, "cuda:3 elsewhere") is None
+
+
 def test_assembled_findings_equal_validated_ones() -> None:
     texts = [ex.text for entry in load_index().entries.values() for ex in entry.examples][:300]
     compared = 0

@@ -44,7 +44,10 @@ LITERAL_ABOVE = 4096
 LITERAL_MIN = 8
 TRUNCATED_SET_SIZE = 8192  # truncated patterns per RE2 set (a 100k-entry canon derives 130k)
 SCRATCH_POOL = 64  # scratch spaces kept for reuse: as many as scans may run at once
-_UNANCHORED = re2._Anchor.UNANCHORED
+# google-re2's core object (the wrapper's private `_regexp`, read since 1.1): confirm() asks it for byte spans directly.
+# Where a release lacks it, confirm() takes the wrapper's public search() instead (same groups, slower).
+_ANCHOR = getattr(re2, "_Anchor", None)
+_UNANCHORED = None if _ANCHOR is None else _ANCHOR.UNANCHORED
 _NO_SPAN = (-1, -1)  # RE2's span of a group that took no part in the match
 
 
@@ -344,8 +347,12 @@ class CompiledIndex:
         rx = self._rx[pattern_index]
         if rx is None:
             rx = self._rx[pattern_index] = self._compile(pattern_index)
+        core = getattr(rx, "_regexp", None)
+        if core is None or _UNANCHORED is None:
+            found = rx.search(text)
+            return None if found is None else {k: v for k, v in found.groupdict().items() if v is not None}
         data = text.encode("utf-8")
-        spans = rx._regexp.Match(_UNANCHORED, data, 0, len(data))
+        spans = core.Match(_UNANCHORED, data, 0, len(data))
         if spans[0] == _NO_SPAN:
             return None
         if not self.patterns[pattern_index].names:
@@ -353,7 +360,7 @@ class CompiledIndex:
         groups = self._groups[pattern_index]
         if groups is None:  # the wrapper's groupdict() order: RE2's named groups as it lists them
             groups = self._groups[pattern_index] = tuple(
-                (name.decode("utf-8"), at) for name, at in dict(rx._regexp.NamedCapturingGroups()).items()
+                (name.decode("utf-8"), at) for name, at in dict(core.NamedCapturingGroups()).items()
             )
         return {name: data[spans[at][0] : spans[at][1]].decode("utf-8") for name, at in groups if spans[at] != _NO_SPAN}
 
