@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, TypeAlias
 from pydantic import BaseModel
 
 from rootcause.core.advice import SHOWN_WORKAROUNDS, rank_workarounds
-from rootcause.core.atlas.lines import SmallInputTap, looks_like_code
+from rootcause.core.atlas.lines import SmallInputTap, locate_lines, unclaimed_lines
 from rootcause.core.atlas.located import Located
 from rootcause.core.findings import (
     Candidate,
@@ -375,37 +375,9 @@ def diagnose_sources(
         # the located tier answers where no reviewed entry does; a known error's diagnosis never loads the atlas,
         # so it costs what it cost before the atlas (a first load builds its index: seconds)
         more = [] if small is None else small.all_message_lines()
-        d.located = _locate(atlas, groups.values(), lexical_lines, more, effective_env)
+        unclaimed = unclaimed_lines(groups.values(), lexical_lines, more)
+        d.located = locate_lines(atlas, unclaimed, effective_env)
     return d
-
-
-def _locate(
-    atlas: AtlasIndex | Callable[[], AtlasIndex | None],
-    groups: Iterable[_Group],
-    lexical_lines: list[tuple[int, str, int, str, str, int | None]],
-    message_lines: list[tuple[str, int, str, str]],
-    env: Environment,
-) -> list[Located]:
-    """The located tier over the lines that no entry claims (a catch-all's line is not claimed: that the message
-    is printed by a known line says more than "an exception"): the error-looking ones, then the other message
-    lines of small inputs (core/atlas/lines.py). The atlas is loaded only when such a line exists."""
-    claimed_lines = {(src, hit.line) for g in groups if not g.entry.catch_all for src, hit in g.hits}
-    claimed_texts = {hit.clean for g in groups if not g.entry.catch_all for _, hit in g.hits}
-    candidates = [(source, line_no, raw, clean) for _, source, line_no, raw, clean, _ in lexical_lines]
-    seen = {(source, line_no) for source, line_no, _, _ in candidates}
-    candidates += [line for line in message_lines if (line[0], line[1]) not in seen]
-    lines = [
-        (source, line_no, raw, clean)
-        for source, line_no, raw, clean in candidates
-        if (source, line_no) not in claimed_lines
-        and clean not in claimed_texts
-        and not is_boilerplate(clean)
-        and not looks_like_code(raw)
-    ]
-    if not lines:
-        return []
-    index = atlas() if callable(atlas) else atlas
-    return [] if index is None else index.locate(lines, env)
 
 
 _NOT_AFFECTED = (Verdict.NOT_AFFECTED, Verdict.FIXED)

@@ -10,10 +10,15 @@ words are left out. The error-looking lines come first, so the tier's line cap k
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
 from rootcause.core.matching.lexical import is_boilerplate
 from rootcause.core.normalize import strip_framing
+
+if TYPE_CHECKING:
+    from rootcause.core.atlas.locate import AtlasIndex
+    from rootcause.core.atlas.located import Located
 
 SMALL_INPUT = 1 << 20  # bytes of input kept whole (all inputs together)
 MAX_MESSAGE_LINES = 2000  # lines of a kept input looked at
@@ -72,3 +77,48 @@ class SmallInputTap:
             if len(clean) >= MIN_CHARS and len(_WORDS.findall(clean)) >= 3 and not is_boilerplate(clean):
                 out.append((n, raw, clean))
         return out
+
+
+class _Claimed(Protocol):
+    """What the located tier reads of a diagnosis's groups: the entry (is it a catch-all?) and its hit lines."""
+
+    @property
+    def entry(self) -> Any: ...
+
+    @property
+    def hits(self) -> Sequence[tuple[str, Any]]: ...
+
+
+def unclaimed_lines(
+    groups: Iterable[_Claimed],
+    lexical_lines: Sequence[tuple[int, str, int, str, str, int | None]],
+    message_lines: Sequence[tuple[str, int, str, str]],
+) -> list[tuple[str, int, str, str]]:
+    """(input, line number, raw, cleaned) of the lines that no entry claims (a catch-all's line is not claimed: that
+    the message is printed by a known line says more than "an exception"): the error-looking ones, then the other
+    message lines of small inputs; frame lines, headers and echoed source left out."""
+    claimed_lines = {(src, hit.line) for g in groups if not g.entry.catch_all for src, hit in g.hits}
+    claimed_texts = {hit.clean for g in groups if not g.entry.catch_all for _, hit in g.hits}
+    candidates = [(source, line_no, raw, clean) for _, source, line_no, raw, clean, _ in lexical_lines]
+    seen = {(source, line_no) for source, line_no, _, _ in candidates}
+    candidates += [line for line in message_lines if (line[0], line[1]) not in seen]
+    return [
+        (source, line_no, raw, clean)
+        for source, line_no, raw, clean in candidates
+        if (source, line_no) not in claimed_lines
+        and clean not in claimed_texts
+        and not is_boilerplate(clean)
+        and not looks_like_code(raw)
+    ]
+
+
+def locate_lines(
+    atlas: AtlasIndex | Callable[[], AtlasIndex | None],
+    lines: list[tuple[str, int, str, str]],
+    env: dict[str, str],
+) -> list[Located]:
+    """The located tier over those lines; the atlas is loaded only when such a line exists."""
+    if not lines:
+        return []
+    index = atlas() if callable(atlas) else atlas
+    return [] if index is None else index.locate(lines, env)
