@@ -4,19 +4,13 @@ The corpus's own figures are never asserted: they are measured (bench/README.md)
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
+from testkit import load_script
 
-_PATH = Path(__file__).resolve().parents[1] / "bench" / "coverage.py"
-_SPEC = importlib.util.spec_from_file_location("coverage_bench", _PATH)
-assert _SPEC is not None and _SPEC.loader is not None
-coverage = importlib.util.module_from_spec(_SPEC)
-sys.modules["coverage_bench"] = coverage
-_SPEC.loader.exec_module(coverage)
+coverage = load_script("bench/coverage.py", "coverage_bench")
 Answer, Case = coverage.Answer, coverage.Case
 
 
@@ -110,6 +104,8 @@ def test_the_engine_counts_neither_a_catch_all_nor_a_candidate_as_a_claim() -> N
     answer = coverage.engine()
     oom = answer("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.")
     assert oom.claim == "cuda/oom-caching-allocator"
-    keyerror = answer('Traceback (most recent call last):\n  File "t.py", line 1, in <module>\n    d["b"]\nKeyError: \'b\'\n')
+    keyerror = answer(
+        'Traceback (most recent call last):\n  File "t.py", line 1, in <module>\n    d["b"]\nKeyError: \'b\'\n'
+    )
     assert keyerror.claim is None
     assert answer("bash: foo: command not found").claim is None

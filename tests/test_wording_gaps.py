@@ -2,17 +2,11 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
 from types import SimpleNamespace
 
-_PATH = Path(__file__).resolve().parents[1] / "scripts" / "wording_gaps.py"
-_SPEC = importlib.util.spec_from_file_location("wording_gaps", _PATH)
-assert _SPEC is not None and _SPEC.loader is not None
-wg = importlib.util.module_from_spec(_SPEC)
-sys.modules["wording_gaps"] = wg
-_SPEC.loader.exec_module(wg)
+from testkit import load_script
+
+wg = load_script("scripts/wording_gaps.py", "wording_gaps")
 
 
 def test_literal_runs_cut_at_placeholders_and_keep_escapes() -> None:

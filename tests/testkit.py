@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+from types import ModuleType
 
 TESTS = Path(__file__).parent
 DATA = TESTS / "data"
@@ -26,6 +28,17 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
+
+
+def load_script(relative: str, name: str) -> ModuleType:
+    """A script of the repository that is not a package module (bench/coverage.py, scripts/wording_gaps.py), imported
+    by path under ``name``."""
+    spec = importlib.util.spec_from_file_location(name, TESTS.parent / relative)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
 
 
 def run_cli(
