@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import sqlite3
 import sys
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
@@ -257,28 +256,28 @@ class Related:
 
 def load_rows(path: Path) -> tuple[list[Row], dict[str, str]]:
     """Every template of the atlas, and each package's newest release read."""
-    from rootcause.adapters.atlas.store import load_manifest
+    from rootcause.adapters.atlas.store import load_manifest, load_templates
     from rootcause.core.atlas.bounds import template_key
 
     manifest = load_manifest(path)
     newest = {p: rel[-1] for p, rel in manifest.packages.items() if rel}
-    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    try:
-        raw = conn.execute(
-            "SELECT package, module, function, line, exception, kind, message, pattern, releases_json, source_url "
-            "FROM template ORDER BY id"
-        ).fetchall()
-    finally:
-        conn.close()
     rows = [
-        Row(template_key(p, kind, exc, pattern), p, module, fn, line, exc, kind, msg, _intervals(rj), url, pattern)
-        for p, module, fn, line, exc, kind, msg, pattern, rj, url in raw
+        Row(
+            template_key(t.package, t.kind.value, t.exception, t.pattern),
+            t.package,
+            t.module,
+            t.function,
+            t.line,
+            t.exception,
+            t.kind.value,
+            t.message,
+            tuple((r.first, r.last) for r in t.releases),
+            t.source_url,
+            t.pattern,
+        )
+        for t in load_templates(path)
     ]
     return rows, newest
-
-
-def _intervals(releases_json: str) -> tuple[tuple[str, str], ...]:
-    return tuple((i["first"], i["last"]) for i in json.loads(releases_json))
 
 
 def example_values(entry: Any, compiled: Sequence[Any], anchors: Sequence[Row]) -> list[str]:

@@ -11,8 +11,9 @@ import rootcause
 from rootcause.adapters.loading import load_index
 from rootcause.core import advice
 from rootcause.core.advice import Support, judge
+from rootcause.core.assembled import assembled
 from rootcause.core.diagnosis import Diagnosis
-from rootcause.core.findings import InputSummary, assembled
+from rootcause.core.findings import InputSummary
 from rootcause.core.matching.index import CompiledIndex, CompiledPattern
 from rootcause.core.matching.patterns import compile_re2
 from rootcause.core.matching.scan import SourceScanner

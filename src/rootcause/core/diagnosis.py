@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, TypeAlias
 from pydantic import BaseModel
 
 from rootcause.core.advice import SHOWN_WORKAROUNDS, rank_workarounds
+from rootcause.core.assembled import assembled
 from rootcause.core.atlas.lines import SmallInputTap, locate_lines, unclaimed_lines
 from rootcause.core.atlas.located import Located
 from rootcause.core.findings import (
@@ -33,7 +34,6 @@ from rootcause.core.findings import (
     LineRef,
     SourceInput,
     WorkaroundView,
-    assembled,
 )
 from rootcause.core.matching.backends import foreign_to, misses_object, other_names
 from rootcause.core.matching.claims import cut_member, signature_objects

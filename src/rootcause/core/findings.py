@@ -9,20 +9,8 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, Field
 
-from rootcause.core.assembled import assembled
 from rootcause.core.model import Verification
 from rootcause.core.versions import VersionVerdict
-
-__all__ = [
-    "Candidate",
-    "DeadEndView",
-    "Finding",
-    "InputSummary",
-    "LineRef",
-    "SourceInput",
-    "WorkaroundView",
-    "assembled",
-]
 
 
 class LineRef(BaseModel):

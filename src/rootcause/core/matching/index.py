@@ -263,19 +263,6 @@ class CompiledIndex:
         rset, members = self._set_for(window)
         return [members[i] for i in (rset.Match(text) or ())]
 
-    def candidates_any(self, text: str, scratch: Any) -> list[int]:
-        """Indexes of the patterns of every window size that may match the cleaned text (hyperscan only):
-        one scan serves every window whose text is the same."""
-        found: set[int] = set()
-        n = self.n_scanned
-
-        def on_match(pattern_id: int, _from: int, _to: int, _flags: int, _ctx: object) -> None:
-            if pattern_id < n:
-                found.add(pattern_id)
-
-        self.hs_db.scan(text.encode("utf-8", "replace"), match_event_handler=on_match, scratch=scratch)
-        return sorted(found)
-
     def candidate_ends(self, data: bytes, scratch: Any) -> dict[int, int]:
         """The scanned patterns that may match somewhere in ``data`` (hyperscan only), each with the end of its
         last match (a byte offset): a pattern that may match a suffix of ``data`` that starts at a line start
