@@ -36,11 +36,15 @@ def _insert_split(text: str, cases: list[dict]) -> str:
     for line in lines:
         out.append(line)
         stripped = line.lstrip(" -")
-        if case is not None and stripped.startswith("url:") and line.startswith(("- ", "  ")):
-            if stripped[4:].strip().strip("'\"") == str(case["url"]).strip():
-                indent = " " * (len(line) - len(line.lstrip(" -")))
-                out.append(f"{indent}split: {split_of(str(case['url']))}\n")
-                case = next(pending, None)
+        if (
+            case is not None
+            and stripped.startswith("url:")
+            and line.startswith(("- ", "  "))
+            and stripped[4:].strip().strip("'\"") == str(case["url"]).strip()
+        ):
+            indent = " " * (len(line) - len(line.lstrip(" -")))
+            out.append(f"{indent}split: {split_of(str(case['url']))}\n")
+            case = next(pending, None)
     if case is not None:
         raise SystemExit(f"split.py: could not place split for case {case.get('id')}")
     return "".join(out)
