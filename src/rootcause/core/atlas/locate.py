@@ -271,6 +271,10 @@ class AtlasIndex:
             matched = (m.end() - m.start()) - sum(len(v) for v in m.groupdict().values() if v)
             whole = matched >= own_length(self.row(n)[6]) - WHOLE_SLACK  # the template's whole text is there
             cut = not text[m.end() :].strip(_TRAILING)  # or the line ends where the match does: a cut paste
+            if not (whole or cut):  # the pattern's optional tail holds a literal whole: read the rest of the line
+                further = continues(text[m.start() :], self.row(n)[6])
+                if further is not None:
+                    matched, cut = further, True
             if (whole or cut) and _enough_literal(matched, message):
                 matches.append(_Match(n, matched, params))
         if not matches:
@@ -367,6 +371,81 @@ def _runs(message: str) -> list[str]:
     """The distinct literal runs of a message long enough to be a key."""
     runs = (run.strip() for run in PLACEHOLDER.split(message))
     return list(dict.fromkeys(run for run in runs if len(run) >= MIN_LITERAL))
+
+
+_QUOTES = "\"'`"
+MAX_STEPS = 400  # placeholder ends tried by `continues` per line and template
+
+
+def continues(text: str, message: str) -> int | None:
+    """Literal characters of the template's `message` that `text` (a line from where the template's pattern
+    matched) holds, when the line is the template's text to the end (a trailing blank of the template, or a
+    closing quote of the line, aside), or the template's text cut short inside a literal run; else None.
+
+    The pattern's optional tail takes each placeholder with the whole literal after it, so a paste cut inside
+    that literal (`... compile PyTorch (11.7).` for `... PyTorch ({1}). Most likely this shouldn't be a
+    problem.`) or a template that ends with a blank the line lacks is not matched to its end by the pattern.
+    A cut counts only where it is visible: the line went past a placeholder of the template, or it ends inside
+    a word. A line that ends at a sentence's end before the template's does, with no placeholder on the way,
+    may be another, shorter message (`CUDA out of memory.`), and is not taken for this one."""
+    pieces = _pieces(message)
+    while pieces and pieces[0] is None:
+        pieces.pop(0)  # the pattern drops leading placeholders: the line is read from the first literal
+    if pieces and pieces[-1] is not None:
+        pieces[-1] = pieces[-1].rstrip()
+    text = text.rstrip()
+    steps = [0]
+    for line in dict.fromkeys((text, text.rstrip(_QUOTES).rstrip())):
+        held = _walk(line, pieces, 0, 0, "", False, steps)
+        if held is not None:
+            # the template's text the line holds must say more than Python's own wording: `No such file or
+            # directory: '{path}'. Expected to load a Dataset ...` cut after the path is CPython's message
+            return None if only_builtin_wording(held.replace("\0", " ")) else len(held) - held.count("\0")
+    return None
+
+
+def _pieces(message: str) -> list[str | None]:
+    """The message as literal runs and placeholders (None)."""
+    out: list[str | None] = []
+    at = 0
+    for m in PLACEHOLDER.finditer(message):
+        if m.start() > at:
+            out.append(message[at : m.start()])
+        out.append(None)
+        at = m.end()
+    if at < len(message):
+        out.append(message[at:])
+    return out
+
+
+def _walk(
+    text: str, pieces: list[str | None], i: int, pos: int, got: str, past_placeholder: bool, steps: list[int]
+) -> str | None:
+    """The template's literal text that `text[pos:]` holds from piece `i` on (a NUL for each placeholder), or None."""
+    steps[0] += 1
+    if steps[0] > MAX_STEPS:
+        return None
+    if i == len(pieces):
+        return got if pos == len(text) else None  # the template's end is the line's end
+    piece = pieces[i]
+    rest = text[pos:]
+    if piece is not None:
+        if rest.startswith(piece):
+            return _walk(text, pieces, i + 1, pos + len(piece), got + piece, past_placeholder, steps)
+        if rest.strip() and piece.startswith(rest):  # the line ends inside this literal run: a cut paste
+            mid_word = rest[-1:].isalnum() and piece[len(rest) : len(rest) + 1].isalnum()
+            return got + rest if past_placeholder or mid_word else None
+        return None
+    if i + 1 == len(pieces):
+        return got if len(rest) <= MAX_PARAM else None  # a last placeholder takes the rest of the line
+    after = pieces[i + 1] or ""
+    for end in range(pos, min(len(text), pos + MAX_PARAM) + 1):
+        tail = text[end:]
+        if tail.startswith(after) or (tail.strip() and after.startswith(tail)):
+            found = _walk(text, pieces, i + 1, end, got + "\0", past_placeholder or end > pos, steps)
+            if found is not None:
+                return found
+    return None
 
 
 def own_length(message: str) -> int:
