@@ -414,3 +414,38 @@ def test_a_known_error_never_loads_the_atlas(index) -> None:
     assert d.matched and asked == [] and d.located == []
     diagnose_text(text.splitlines()[1], index, atlas=load)
     assert asked == [1], "an unmatched line does ask for the atlas"
+
+
+def test_of_two_packages_printing_the_same_string_one_whose_files_the_input_names_is_preferred(index) -> None:
+    # diffusers' dynamic_modules_utils copies transformers' message; the traceback's frames are diffusers'
+    message = "Could not locate the %s inside %s."
+    transformers_one = _printf_template(message, package="transformers", kind=TemplateKind.LOG, exception="error")
+    diffusers_one = transformers_one.model_copy(
+        update={"package": "diffusers", "module": "diffusers/utils/dynamic_modules_utils.py"}
+    )
+    atlas = AtlasIndex.from_templates([transformers_one, diffusers_one])
+    line = "Could not locate the pipeline.py inside lpw_stable_diffusion."
+    [item] = atlas.locate([("<t>", 1, line, line)])
+    assert item.package == "transformers"  # the stack's order: the lower layer
+    [item] = atlas.locate([("<t>", 1, line, line)], mentioned=["diffusers"])
+    assert (item.package, item.also) == ("diffusers", 1)
+    paste = (
+        line + "\nTraceback (most recent call last):\n"
+        '  File "/home/u/.local/lib/python3.8/site-packages/diffusers/utils/dynamic_modules_utils.py", line 285, in '
+        "get_cached_module_file\n    resolved_module_file = cached_download(\n"
+    )
+    [item] = diagnose_text(paste, index, atlas=atlas).located
+    assert item.package == "diffusers"
+
+
+def test_a_template_holding_only_common_deprecation_wording_takes_no_part() -> None:
+    # vLLM's helper prints the names it is given; the same words are transformers' `deprecate_kwarg` message
+    template = _printf_template("%s is deprecated and will be removed in %s. %s", package="vllm")
+    line = (
+        "FutureWarning: `tokenizer` is deprecated and will be removed in version 5.0.0 for `DPOTrainer.__init__`. "
+        "Use `processing_class` instead."
+    )
+    assert AtlasIndex.from_templates([template]).locate([("<t>", 1, line, line)]) == []
+    own = _printf_template("The `foo_bar` argument is deprecated and will be removed in v5. Use `baz` instead.")
+    line = "FutureWarning: The `foo_bar` argument is deprecated and will be removed in v5. Use `baz` instead."
+    assert len(AtlasIndex.from_templates([own]).locate([("<t>", 1, line, line)])) == 1

@@ -40,7 +40,7 @@ try:  # hyperscan ships x86-64 wheels only
 except ImportError:  # pragma: no cover - exercised on other architectures
     hyperscan = None
 
-LAYOUT = "atlas-index 6"  # bump when the payload below changes
+LAYOUT = "atlas-index 7"  # bump when the payload below (or which templates take part) changes
 MIN_LITERAL = 12  # a template whose longest literal run is shorter names nothing specific
 MIN_MATCHED = 24  # literal characters a match must hold, unless they make most of the line's message
 MIN_SHARE = 0.6  # ... the share of the message (the line after its exception class) that is enough then
@@ -245,13 +245,18 @@ class AtlasIndex:
         return rx
 
     def match_line(
-        self, text: str, scratch: Any = None, installed: frozenset[str] = frozenset()
+        self,
+        text: str,
+        scratch: Any = None,
+        installed: frozenset[str] = frozenset(),
+        mentioned: frozenset[str] = frozenset(),
     ) -> tuple[int, dict[str, str], int] | None:
         """(template, params, further matching templates) for one cleaned line, or None. Of the templates that
         match, one whose module the line names (a warning's `.../transformers/optimization.py:391: FutureWarning:`
         header says which file printed it), then the one holding most literal text of the line; on a tie (a CUDA
-        string linked into several libraries), one of an installed package, then the stack's order
-        (`STACK_ORDER`), then the shortest."""
+        string linked into several libraries, a message copied from one package into another), one of an
+        installed package, then one of a package whose files the input names (`mentioned`: the frames of its
+        traceback), then the stack's order (`STACK_ORDER`), then the shortest."""
         text = text[:MAX_LINE_CHARS]
         head = _EXCEPTION_HEAD.match(text)
         named = _ALIASES.get(head.group(1), head.group(1)) if head else None
@@ -282,20 +287,35 @@ class AtlasIndex:
 
         slashed = text.replace("\\", "/")
 
-        def rank(x: _Match) -> tuple[bool, int, bool, int, int, int]:
+        def rank(x: _Match) -> tuple[bool, int, bool, bool, int, int, int]:
             row = self.row(x.template)
             package = _normal_name(row[0])
             order = STACK_ORDER.get(package, len(STACK_ORDER))
             named_module = row[5] != "native" and (f"/{row[1]}:" in slashed or slashed.startswith(f"{row[1]}:"))
-            return (named_module, x.matched, package in installed, -order, -len(row[6]), -x.template)
+            return (
+                named_module,
+                x.matched,
+                package in installed,
+                package in mentioned,
+                -order,
+                -len(row[6]),
+                -x.template,
+            )
 
         best = max(matches, key=rank)
         return best.template, best.params, len(matches) - 1
 
-    def locate(self, lines: Iterable[tuple[str, int, str, str]], env: dict[str, str] | None = None) -> list[Located]:
-        """Located items for (input name, line number, raw line, cleaned line), in input order, bounded."""
+    def locate(
+        self,
+        lines: Iterable[tuple[str, int, str, str]],
+        env: dict[str, str] | None = None,
+        mentioned: Iterable[str] = (),
+    ) -> list[Located]:
+        """Located items for (input name, line number, raw line, cleaned line), in input order, bounded.
+        `mentioned`: import names of packages whose installed files the input names (a tie-break)."""
         scratch = None if self.hs_db is None else self._scratches()
         installed = frozenset(_normal_name(name) for name in (env or {}))
+        named = frozenset(_normal_name(name) for name in mentioned)
         out: list[Located] = []
         by_template: dict[int, Located] = {}
         seen: set[str] = set()
@@ -307,7 +327,7 @@ class AtlasIndex:
                 continue
             seen.add(clean)
             examined += 1
-            found = self.match_line(clean, scratch, installed)
+            found = self.match_line(clean, scratch, installed, named)
             if found is None:
                 continue
             earlier = by_template.get(found[0])
