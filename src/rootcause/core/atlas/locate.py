@@ -394,7 +394,7 @@ def _runs(message: str) -> list[str]:
 
 
 _QUOTES = "\"'`"
-MAX_STEPS = 400  # placeholder ends tried by `continues` per line and template
+MAX_STEPS = 1000  # pieces and placeholder ends `continues` tries per line and template (bounds its work)
 
 
 def continues(text: str, message: str) -> int | None:
@@ -460,6 +460,9 @@ def _walk(
         return got if len(rest) <= MAX_PARAM else None  # a last placeholder takes the rest of the line
     after = pieces[i + 1] or ""
     for end in range(pos, min(len(text), pos + MAX_PARAM) + 1):
+        steps[0] += 1
+        if steps[0] > MAX_STEPS:
+            return None
         tail = text[end:]
         if tail.startswith(after) or (tail.strip() and after.startswith(tail)):
             found = _walk(text, pieces, i + 1, end, got + "\0", past_placeholder or end > pos, steps)
