@@ -11,8 +11,9 @@ from testkit import run_cli
 
 from rootcause.adapters.loading import load_index
 from rootcause.core.atlas import locate as locate_module
-from rootcause.core.atlas.locate import MAX_LINES, MAX_LOCATED, AtlasIndex
-from rootcause.core.atlas.model import TemplateKind
+from rootcause.core.atlas.extract import build_pattern, printf_parts
+from rootcause.core.atlas.locate import MAX_LINES, MAX_LOCATED, AtlasIndex, continues
+from rootcause.core.atlas.model import Template, TemplateKind
 from rootcause.core.atlas.versions import has_it
 from rootcause.core.diagnosis import diagnose_text
 from rootcause.core.render.diagnosis_html import render_diagnosis_html
@@ -328,7 +329,71 @@ def test_a_line_that_goes_on_after_a_template_s_head_is_another_message() -> Non
     whole = "ValueError: gradient_accumulation_steps cannot be set to 'auto' in the DeepSpeed config."
     cut = "ValueError: gradient_accumulation_steps cannot be set to 'au"  # a paste cut in the optional tail
     assert len(atlas.locate([("<t>", 1, whole, whole)])) == 1
-    assert atlas.match_line(cut) is None  # the tail's optional group fails as a whole: the head is not enough
+    # the tail's optional group fails as a whole, but the rest of the line is the template's text cut inside a word
+    assert atlas.match_line(cut) is not None
+    shorter = "ValueError: gradient_accumulation_steps cannot be set"  # ends at a word, no placeholder passed
+    assert atlas.match_line(shorter) is None
+
+
+def _printf_template(message: str, **update: object) -> Template:
+    pattern, literal = build_pattern(printf_parts(message))
+    fields = {"package": "torch", "kind": TemplateKind.WARNING, "exception": "UserWarning", "message": message}
+    return TEMPLATES[0].model_copy(update={**fields, "pattern": pattern, "literal": literal, **update})
+
+
+def test_a_paste_cut_inside_a_literal_after_a_placeholder_is_located() -> None:
+    # torch/utils/cpp_extension.py; the pattern's last optional group holds `). Most likely ... problem.` whole
+    template = _printf_template(
+        "The detected CUDA version (%s) has a minor version mismatch with the version that was used to compile "
+        "PyTorch (%s). Most likely this shouldn't be a problem."
+    )
+    atlas = AtlasIndex.from_templates([template])
+    line = (
+        "UserWarning: The detected CUDA version (11.5) has a minor version mismatch with the version that was used "
+        "to compile PyTorch (11.7)."
+    )
+    [item] = atlas.locate([("<t>", 1, line, line)])
+    assert item.package == "torch"
+    assert atlas.match_line(line + " Any other words") is None  # goes on with another message
+    assert atlas.match_line(line.replace("(11.7).", "(11.7) and more")) is None
+
+
+def test_a_template_with_a_trailing_blank_matches_the_line_without_it() -> None:
+    # torch/distributed/run.py logs torchrun's OMP note with a blank at its end; a paste's line has none
+    message = (
+        "Setting OMP_NUM_THREADS environment variable for each process to be %s in default, to avoid your system "
+        "being overloaded, please further tune the variable for optimal performance in your application as needed. "
+    )
+    atlas = AtlasIndex.from_templates([_printf_template(message, kind=TemplateKind.LOG, exception="warning")])
+    line = message.replace("%s", "1").rstrip()
+    framed = "W0629 08:47:06.208000 3996 site-packages/torch/distributed/run.py:774] " + line
+    [item] = atlas.locate([("<t>", 1, framed, line)])
+    assert item.module == TEMPLATES[0].module and item.params == {}
+
+
+def test_a_cut_holding_only_python_s_own_wording_is_not_located() -> None:
+    # datasets' message starts with CPython's FileNotFoundError wording; a line cut after the path is CPython's
+    template = _printf_template(
+        "No such file or directory: '%s'. Expected to load a Dataset object, but got a DatasetDict.",
+        package="datasets",
+        kind=TemplateKind.RAISE,
+        exception="FileNotFoundError",
+    )
+    atlas = AtlasIndex.from_templates([template])
+    line = "FileNotFoundError: [Errno 2] No such file or directory: 'bert-vocab.txt'"
+    assert atlas.match_line(line) is None
+    longer = "FileNotFoundError: No such file or directory: '/data/x'. Expected to load a Dataset obj"
+    assert atlas.match_line(longer) is not None
+
+
+def test_continues_reads_the_line_against_the_template_s_pieces() -> None:
+    template = "Found {n} chunks in {path}. Please delete them"
+    assert continues("Found 3 chunks in /tmp/x. Please del", template) == len("Found  chunks in . Please del")
+    assert continues("Found 3 chunks in /tmp/x. Please delete them", template) is not None
+    assert continues("Found 3 chunks in /tmp/x. Please delete them now", template) is None
+    assert continues("Found 3 chunks and more", template) is None
+    assert continues('Found 3 chunks in /tmp/x. Please delete them"', template) is not None  # a closing quote
+    assert continues("CUDA out of memory.", "CUDA out of memory. Tried to allocate %s") is None
 
 
 def test_a_known_error_never_loads_the_atlas(index) -> None:
@@ -349,3 +414,38 @@ def test_a_known_error_never_loads_the_atlas(index) -> None:
     assert d.matched and asked == [] and d.located == []
     diagnose_text(text.splitlines()[1], index, atlas=load)
     assert asked == [1], "an unmatched line does ask for the atlas"
+
+
+def test_of_two_packages_printing_the_same_string_one_whose_files_the_input_names_is_preferred(index) -> None:
+    # diffusers' dynamic_modules_utils copies transformers' message; the traceback's frames are diffusers'
+    message = "Could not locate the %s inside %s."
+    transformers_one = _printf_template(message, package="transformers", kind=TemplateKind.LOG, exception="error")
+    diffusers_one = transformers_one.model_copy(
+        update={"package": "diffusers", "module": "diffusers/utils/dynamic_modules_utils.py"}
+    )
+    atlas = AtlasIndex.from_templates([transformers_one, diffusers_one])
+    line = "Could not locate the pipeline.py inside lpw_stable_diffusion."
+    [item] = atlas.locate([("<t>", 1, line, line)])
+    assert item.package == "transformers"  # the stack's order: the lower layer
+    [item] = atlas.locate([("<t>", 1, line, line)], mentioned=["diffusers"])
+    assert (item.package, item.also) == ("diffusers", 1)
+    paste = (
+        line + "\nTraceback (most recent call last):\n"
+        '  File "/home/u/.local/lib/python3.8/site-packages/diffusers/utils/dynamic_modules_utils.py", line 285, in '
+        "get_cached_module_file\n    resolved_module_file = cached_download(\n"
+    )
+    [item] = diagnose_text(paste, index, atlas=atlas).located
+    assert item.package == "diffusers"
+
+
+def test_a_template_holding_only_common_deprecation_wording_takes_no_part() -> None:
+    # vLLM's helper prints the names it is given; the same words are transformers' `deprecate_kwarg` message
+    template = _printf_template("%s is deprecated and will be removed in %s. %s", package="vllm")
+    line = (
+        "FutureWarning: `tokenizer` is deprecated and will be removed in version 5.0.0 for `DPOTrainer.__init__`. "
+        "Use `processing_class` instead."
+    )
+    assert AtlasIndex.from_templates([template]).locate([("<t>", 1, line, line)]) == []
+    own = _printf_template("The `foo_bar` argument is deprecated and will be removed in v5. Use `baz` instead.")
+    line = "FutureWarning: The `foo_bar` argument is deprecated and will be removed in v5. Use `baz` instead."
+    assert len(AtlasIndex.from_templates([own]).locate([("<t>", 1, line, line)])) == 1

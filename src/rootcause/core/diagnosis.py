@@ -376,7 +376,7 @@ def diagnose_sources(
         # so it costs what it cost before the atlas (a first load builds its index: seconds)
         more = [] if small is None else small.all_message_lines()
         unclaimed = unclaimed_lines(groups.values(), lexical_lines, more)
-        d.located = locate_lines(atlas, unclaimed, effective_env)
+        d.located = locate_lines(atlas, unclaimed, effective_env, () if small is None else small.mentioned)
     return d
 
 

@@ -1,4 +1,5 @@
-"""Templates that only repeat a Python built-in message, and so would locate any library's line.
+"""Templates that only repeat a Python built-in message (or wording every library copies), and so would locate any
+library's line.
 
 Library code re-raises CPython's own wording (`f"'{type(self).__name__}' object has no attribute '{name}'"` in
 a `__getattr__`, `f"module {__name__!r} has no attribute {name!r}"`): such a template matches every
@@ -69,6 +70,10 @@ BUILTIN_PHRASES = (
     "attributeerror",
     "arg is an empty sequence",
     "got an unexpected keyword argument '",
+    # deprecation wording that many packages print word for word around their own names (vLLM's
+    # `{name} is deprecated and will be removed in {version}. {replacement}` located transformers'
+    # `tokenizer` deprecation): the names are the placeholders, so the template says nothing of its own
+    "is deprecated and will be removed in",
     # the Rust standard library's panics, linked into every Rust extension (safetensors, tokenizers)
     "called `result::unwrap()` on an `err` value",
     "called `option::unwrap()` on a `none` value",

@@ -29,6 +29,7 @@ _CODE = re.compile(
     r"|class|assert|yield|await|del)\b|[\w.]+\()"  # an indented code echo: an assignment, a statement, a call
 )
 _WORDS = re.compile(r"[A-Za-z]{2,}")
+_INSTALLED_PATH = re.compile(rb"(?:site|dist)-packages[/\\]+([A-Za-z_][A-Za-z0-9_]*)")
 
 
 def looks_like_code(raw: str) -> bool:
@@ -43,6 +44,8 @@ class SmallInputTap:
     def __init__(self) -> None:
         self.room = SMALL_INPUT
         self.held: dict[str, list[bytes]] = {}
+        # packages whose installed files the held inputs name (`.../site-packages/diffusers/...` in a frame)
+        self.mentioned: set[str] = set()
 
     def wrap(self, name: str, chunks: Iterable[bytes]) -> Iterator[bytes]:
         parts: list[bytes] | None = []
@@ -69,7 +72,9 @@ class SmallInputTap:
         if parts is None:
             return []
         out: list[tuple[int, str, str]] = []
-        for n, line in enumerate(b"".join(parts).split(b"\n")[:MAX_MESSAGE_LINES], 1):
+        data = b"".join(parts)
+        self.mentioned.update(m.group(1).decode("ascii") for m in _INSTALLED_PATH.finditer(data))
+        for n, line in enumerate(data.split(b"\n")[:MAX_MESSAGE_LINES], 1):
             raw = line.decode("utf-8", "replace").rstrip("\r")
             if len(raw) < MIN_CHARS or looks_like_code(raw):
                 continue
@@ -116,9 +121,11 @@ def locate_lines(
     atlas: AtlasIndex | Callable[[], AtlasIndex | None],
     lines: list[tuple[str, int, str, str]],
     env: dict[str, str],
+    mentioned: Iterable[str] = (),
 ) -> list[Located]:
-    """The located tier over those lines; the atlas is loaded only when such a line exists."""
+    """The located tier over those lines; the atlas is loaded only when such a line exists. `mentioned`: packages
+    whose installed files the input names (a tie-break between packages printing the same string)."""
     if not lines:
         return []
     index = atlas() if callable(atlas) else atlas
-    return [] if index is None else index.locate(lines, env)
+    return [] if index is None else index.locate(lines, env, mentioned)

@@ -40,7 +40,7 @@ try:  # hyperscan ships x86-64 wheels only
 except ImportError:  # pragma: no cover - exercised on other architectures
     hyperscan = None
 
-LAYOUT = "atlas-index 6"  # bump when the payload below changes
+LAYOUT = "atlas-index 7"  # bump when the payload below (or which templates take part) changes
 MIN_LITERAL = 12  # a template whose longest literal run is shorter names nothing specific
 MIN_MATCHED = 24  # literal characters a match must hold, unless they make most of the line's message
 MIN_SHARE = 0.6  # ... the share of the message (the line after its exception class) that is enough then
@@ -245,13 +245,18 @@ class AtlasIndex:
         return rx
 
     def match_line(
-        self, text: str, scratch: Any = None, installed: frozenset[str] = frozenset()
+        self,
+        text: str,
+        scratch: Any = None,
+        installed: frozenset[str] = frozenset(),
+        mentioned: frozenset[str] = frozenset(),
     ) -> tuple[int, dict[str, str], int] | None:
         """(template, params, further matching templates) for one cleaned line, or None. Of the templates that
         match, one whose module the line names (a warning's `.../transformers/optimization.py:391: FutureWarning:`
         header says which file printed it), then the one holding most literal text of the line; on a tie (a CUDA
-        string linked into several libraries), one of an installed package, then the stack's order
-        (`STACK_ORDER`), then the shortest."""
+        string linked into several libraries, a message copied from one package into another), one of an
+        installed package, then one of a package whose files the input names (`mentioned`: the frames of its
+        traceback), then the stack's order (`STACK_ORDER`), then the shortest."""
         text = text[:MAX_LINE_CHARS]
         head = _EXCEPTION_HEAD.match(text)
         named = _ALIASES.get(head.group(1), head.group(1)) if head else None
@@ -271,6 +276,10 @@ class AtlasIndex:
             matched = (m.end() - m.start()) - sum(len(v) for v in m.groupdict().values() if v)
             whole = matched >= own_length(self.row(n)[6]) - WHOLE_SLACK  # the template's whole text is there
             cut = not text[m.end() :].strip(_TRAILING)  # or the line ends where the match does: a cut paste
+            if not (whole or cut):  # the pattern's optional tail holds a literal whole: read the rest of the line
+                further = continues(text[m.start() :], self.row(n)[6])
+                if further is not None:
+                    matched, cut = further, True
             if (whole or cut) and _enough_literal(matched, message):
                 matches.append(_Match(n, matched, params))
         if not matches:
@@ -278,20 +287,35 @@ class AtlasIndex:
 
         slashed = text.replace("\\", "/")
 
-        def rank(x: _Match) -> tuple[bool, int, bool, int, int, int]:
+        def rank(x: _Match) -> tuple[bool, int, bool, bool, int, int, int]:
             row = self.row(x.template)
             package = _normal_name(row[0])
             order = STACK_ORDER.get(package, len(STACK_ORDER))
             named_module = row[5] != "native" and (f"/{row[1]}:" in slashed or slashed.startswith(f"{row[1]}:"))
-            return (named_module, x.matched, package in installed, -order, -len(row[6]), -x.template)
+            return (
+                named_module,
+                x.matched,
+                package in installed,
+                package in mentioned,
+                -order,
+                -len(row[6]),
+                -x.template,
+            )
 
         best = max(matches, key=rank)
         return best.template, best.params, len(matches) - 1
 
-    def locate(self, lines: Iterable[tuple[str, int, str, str]], env: dict[str, str] | None = None) -> list[Located]:
-        """Located items for (input name, line number, raw line, cleaned line), in input order, bounded."""
+    def locate(
+        self,
+        lines: Iterable[tuple[str, int, str, str]],
+        env: dict[str, str] | None = None,
+        mentioned: Iterable[str] = (),
+    ) -> list[Located]:
+        """Located items for (input name, line number, raw line, cleaned line), in input order, bounded.
+        `mentioned`: import names of packages whose installed files the input names (a tie-break)."""
         scratch = None if self.hs_db is None else self._scratches()
         installed = frozenset(_normal_name(name) for name in (env or {}))
+        named = frozenset(_normal_name(name) for name in mentioned)
         out: list[Located] = []
         by_template: dict[int, Located] = {}
         seen: set[str] = set()
@@ -303,7 +327,7 @@ class AtlasIndex:
                 continue
             seen.add(clean)
             examined += 1
-            found = self.match_line(clean, scratch, installed)
+            found = self.match_line(clean, scratch, installed, named)
             if found is None:
                 continue
             earlier = by_template.get(found[0])
@@ -367,6 +391,84 @@ def _runs(message: str) -> list[str]:
     """The distinct literal runs of a message long enough to be a key."""
     runs = (run.strip() for run in PLACEHOLDER.split(message))
     return list(dict.fromkeys(run for run in runs if len(run) >= MIN_LITERAL))
+
+
+_QUOTES = "\"'`"
+MAX_STEPS = 1000  # pieces and placeholder ends `continues` tries per line and template (bounds its work)
+
+
+def continues(text: str, message: str) -> int | None:
+    """Literal characters of the template's `message` that `text` (a line from where the template's pattern
+    matched) holds, when the line is the template's text to the end (a trailing blank of the template, or a
+    closing quote of the line, aside), or the template's text cut short inside a literal run; else None.
+
+    The pattern's optional tail takes each placeholder with the whole literal after it, so a paste cut inside
+    that literal (`... compile PyTorch (11.7).` for `... PyTorch ({1}). Most likely this shouldn't be a
+    problem.`) or a template that ends with a blank the line lacks is not matched to its end by the pattern.
+    A cut counts only where it is visible: the line went past a placeholder of the template, or it ends inside
+    a word. A line that ends at a sentence's end before the template's does, with no placeholder on the way,
+    may be another, shorter message (`CUDA out of memory.`), and is not taken for this one."""
+    pieces = _pieces(message)
+    while pieces and pieces[0] is None:
+        pieces.pop(0)  # the pattern drops leading placeholders: the line is read from the first literal
+    if pieces and pieces[-1] is not None:
+        pieces[-1] = pieces[-1].rstrip()
+    text = text.rstrip()
+    steps = [0]
+    for line in dict.fromkeys((text, text.rstrip(_QUOTES).rstrip())):
+        held = _walk(line, pieces, 0, 0, "", False, steps)
+        if held is not None:
+            # the template's text the line holds must say more than Python's own wording: `No such file or
+            # directory: '{path}'. Expected to load a Dataset ...` cut after the path is CPython's message
+            return None if only_builtin_wording(held.replace("\0", " ")) else len(held) - held.count("\0")
+    return None
+
+
+def _pieces(message: str) -> list[str | None]:
+    """The message as literal runs and placeholders (None)."""
+    out: list[str | None] = []
+    at = 0
+    for m in PLACEHOLDER.finditer(message):
+        if m.start() > at:
+            out.append(message[at : m.start()])
+        out.append(None)
+        at = m.end()
+    if at < len(message):
+        out.append(message[at:])
+    return out
+
+
+def _walk(
+    text: str, pieces: list[str | None], i: int, pos: int, got: str, past_placeholder: bool, steps: list[int]
+) -> str | None:
+    """The template's literal text that `text[pos:]` holds from piece `i` on (a NUL for each placeholder), or None."""
+    steps[0] += 1
+    if steps[0] > MAX_STEPS:
+        return None
+    if i == len(pieces):
+        return got if pos == len(text) else None  # the template's end is the line's end
+    piece = pieces[i]
+    rest = text[pos:]
+    if piece is not None:
+        if rest.startswith(piece):
+            return _walk(text, pieces, i + 1, pos + len(piece), got + piece, past_placeholder, steps)
+        if rest.strip() and piece.startswith(rest):  # the line ends inside this literal run: a cut paste
+            mid_word = rest[-1:].isalnum() and piece[len(rest) : len(rest) + 1].isalnum()
+            return got + rest if past_placeholder or mid_word else None
+        return None
+    if i + 1 == len(pieces):
+        return got if len(rest) <= MAX_PARAM else None  # a last placeholder takes the rest of the line
+    after = pieces[i + 1] or ""
+    for end in range(pos, min(len(text), pos + MAX_PARAM) + 1):
+        steps[0] += 1
+        if steps[0] > MAX_STEPS:
+            return None
+        tail = text[end:]
+        if tail.startswith(after) or (tail.strip() and after.startswith(tail)):
+            found = _walk(text, pieces, i + 1, end, got + "\0", past_placeholder or end > pos, steps)
+            if found is not None:
+                return found
+    return None
 
 
 def own_length(message: str) -> int:
