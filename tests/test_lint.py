@@ -41,6 +41,7 @@ SEED_PATTERN = "- regex: NCCL communicator was aborted on rank (?P<rank>\\d+)\\.
 CASES = {
     "RC001": {"verification: ai_generated": "verification: trusted"},
     "RC101": {SEED_PATTERN: "- regex: (?=lookahead)NCCL"},
+    "RC111": {"- regex: NCCL communicator was aborted on rank (?P<rank>": "- regex: NCCL communicator was aborted on[ \u2009]rank (?P<rank>"},  # a thin space inside a class
     "RC102": {SEED_PATTERN: "- regex: this matches nothing real\n  window: 1"},
     # a top-level alternation has no stable head: "...aborted on rank 2." alone matches nothing of the entry
     "RC109": {
@@ -77,6 +78,16 @@ def test_each_check_fires_on_a_bad_entry(tmp_path: Path, code: str) -> None:
     found = lint_folder(tmp_path, {GOOD_ID: entry_text(**CASES[code])})
     assert code in found, found
     assert all(f["path"].endswith(f"{GOOD_ID}.yaml") for f in found[code])
+
+
+def test_non_ascii_in_class_names_the_character_and_spares_alternations() -> None:
+    from rootcause.core.matching.patterns import non_ascii_in_class
+
+    assert non_ascii_in_class("name ['\u2018\u2019](?P<name>\\w+)") == "\u2018"
+    assert non_ascii_in_class("[^]\u2019]") == "\u2019"  # a leading ']' is a member, the class goes on
+    assert non_ascii_in_class("name (?:'|\u2018|\u2019)x") is None
+    assert non_ascii_in_class("\\[\u2018\\]") is None  # escaped brackets are literals
+    assert non_ascii_in_class("\u9875\u9762[a-z]+") is None
 
 
 def test_rc002_id_must_equal_path(tmp_path: Path) -> None:

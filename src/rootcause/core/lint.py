@@ -23,7 +23,7 @@ from rootcause.core.lint_links import check_linked_advice, grounded_link_first
 from rootcause.core.lint_split import check_test_split_sources
 from rootcause.core.matching.index import CompiledIndex
 from rootcause.core.matching.lexical import LexicalIndex
-from rootcause.core.matching.patterns import backtracking_risk, compile_re2, compiled_patterns
+from rootcause.core.matching.patterns import backtracking_risk, compile_re2, compiled_patterns, non_ascii_in_class
 from rootcause.core.model import Basis, Entry, RelationType, SourceKind, Verification, has_bounds
 from rootcause.core.normalize import parameterise
 from rootcause.core.reproducers import Reproducer, check_reproducers
@@ -51,6 +51,11 @@ CHECKS: dict[str, tuple[str, str]] = {
     "RC110": (
         "error",
         "a source, example or advice cites a thread of the corpus's test split (only scored, never used)",
+    ),
+    "RC111": (
+        "error",
+        "a character class holds a non-ASCII character: the byte-level prefilter reads it as one byte, "
+        "so write an alternation ((?:'|’)) instead",
     ),
     "RC201": ("error", "an example is matched first by another entry (collision)"),
     "RC301": ("error", "near-duplicate signature of another entry, with no typed relation"),
@@ -191,6 +196,8 @@ def check_entry(entry: Entry, path: str, *, known_env: set[str], known_ids: set[
             compiled.append((compile_re2(p.regex), p.window))
         except PatternError as exc:
             add("RC101", f"patterns.{n}: {exc}")
+        if (char := non_ascii_in_class(p.regex)) is not None:
+            add("RC111", f"patterns.{n}: {char!r} inside a character class; use an alternation")
 
     def own_match(text: str) -> bool:
         lines = text.splitlines() or [text]

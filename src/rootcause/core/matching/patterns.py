@@ -27,6 +27,32 @@ def compile_re2(regex: str) -> re2._Regexp:
         raise PatternError(f"not a linear-time (RE2) pattern: {exc}") from None
 
 
+def non_ascii_in_class(regex: str) -> str | None:
+    """The first non-ASCII character inside a character class (``['‘’]``), or None.
+
+    The prefilter scans raw bytes (hyperscan without UTF-8 mode: a log may hold invalid UTF-8), where such a class
+    stands for one byte, not one character; so a curly quote after a literal is never found. An alternation of the
+    characters (``(?:'|‘|’)``) is a byte sequence each and is found."""
+    in_class, i = False, 0
+    while i < len(regex):
+        ch = regex[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if not in_class and ch == "[":
+            in_class = True
+            if regex[i + 1 : i + 2] == "^":
+                i += 1
+            if regex[i + 1 : i + 2] == "]":  # a leading ']' is a member
+                i += 1
+        elif in_class and ch == "]":
+            in_class = False
+        elif in_class and ord(ch) > 127:
+            return ch
+        i += 1
+    return None
+
+
 def group_names(regex: str) -> list[str]:
     return _NAME_RE.findall(regex)
 
