@@ -42,6 +42,7 @@ FRAMINGS = [
     "2024-03-01 12:00:01,123 - ERROR - ",
     "(VllmWorker TP1 pid=437) ERROR 01-08 17:16:15 [core.py:844] ",
     "(APIServer pid=1) (EngineCore_DP0 pid=181) ",
+    "(VllmWorker rank=1 pid=12231) ERROR 03-25 21:13:53 multiproc_executor.py:374] ",
 ]
 
 

@@ -48,9 +48,10 @@ _FRAMING = [
     # Slurm "srun --label": "3: message"
     ("slurm", re.compile(r"^\s{0,3}(?P<slurm_rank>\d{1,5}): ")),
     # Ray's worker prefix "(RayWorkerWrapper pid=37007, ip=10.0.0.1) " and vLLM's "ERROR 06-12 15:44:15 file.py:148] "
-    # vLLM's process prefixes name one or two words: "(VllmWorker TP1 pid=437) ", "(EngineCore_DP0 pid=697344) ";
+    # vLLM's process prefixes name one or two words: "(VllmWorker TP1 pid=437) ", "(EngineCore_DP0 pid=697344) ",
+    # and in vLLM 0.7-0.8 a rank: "(VllmWorker rank=1 pid=12231) ";
     # its logger writes "ERROR 01-08 17:16:15 [core.py:844] " (older releases: without the bracket)
-    ("ray", re.compile(r"^\((?:\w+ )?(?:\w+ )?pid=\d+(?:, ip=[\d.]+)?\)\s")),
+    ("ray", re.compile(r"^\((?:\w+ )?(?:\w+(?:=\d+)? )?pid=\d+(?:, ip=[\d.]+)?\)\s")),
     (
         "vllm",
         re.compile(r"^(?:INFO|WARNING|ERROR|DEBUG|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? \[?[\w.]+:\d+\]\s"),
