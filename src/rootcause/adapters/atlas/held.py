@@ -134,8 +134,9 @@ def atlas_loader(
     explicit: str | None = None, enabled: bool = True, notice: Callable[[str], object] | None = None
 ) -> Callable[[], AtlasIndex | None] | None:
     """What `diagnose_sources(atlas=...)` takes: a function that loads the atlas when first called, or None when
-    the tier is off or no atlas is there. The path is checked now (a bad `--atlas` fails before the scan).
-    ``notice`` is told when the index must be built (no cache yet: tens of seconds for a large atlas)."""
+    the tier is off. A named path (``--atlas``, ROOTCAUSE_ATLAS) is checked now (a bad one fails before the scan);
+    the shipped atlas is looked up when the function is called, which returns None when none ships. ``notice`` is
+    told when the index must be built (no cache yet: tens of seconds for a large atlas)."""
     if not enabled:
         return None
     if not explicit and env_value(NO_ATLAS_ENV).strip() in ("", "0") and not env_value(ATLAS_ENV).strip():
