@@ -1,7 +1,7 @@
 """The public Python API against deadends-dev's, per message, in one process after the first call.
 
     pip install --no-deps --target /tmp/deadends deadends-dev==0.9.0
-    python bench/api_vs_peer.py --peer /tmp/deadends [--json OUT]
+    python bench/api_vs_peer.py --peer /tmp/deadends [--every N] [--json OUT]
 
 Messages: the canon's examples. Each message goes to ``rootcause.diagnose(text)`` and to deadends-dev's
 ``generator.lookup.lookup(text)`` as an interleaved pair (so a busy neighbour slows both alike); the times
@@ -32,11 +32,12 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--peer", type=Path, required=True, help="where deadends-dev was installed (pip --target)")
     ap.add_argument("--json", type=Path)
+    ap.add_argument("--every", type=int, default=1, help="every Nth example only (a quicker run)")
     args = ap.parse_args()
     sys.path.insert(0, str(args.peer))
     from generator.lookup import lookup  # deadends-dev
 
-    messages = [ex.text for e in load_entries() for ex in e.examples]
+    messages = [ex.text for e in load_entries() for ex in e.examples][:: args.every]
     rootcause.diagnose(messages[0])
     lookup(messages[0])
     ours: list[float] = []

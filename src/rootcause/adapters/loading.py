@@ -31,6 +31,7 @@ from rootcause.adapters.canon_paths import (
     CANON_ENV,
     builtin_canon_dir,
     canon_dirs,
+    env_value,
     iter_entry_files,
     write_atomic_bytes,
 )
@@ -206,6 +207,8 @@ class HeldCanon:
 
 _held: dict[tuple[str, ...], HeldCanon] = {}  # by ROOTCAUSE_CANON and the extra folders
 _held_lock = threading.Lock()
+# the most recently used held canon when it has no extra folders (the API's usual call), by its name: the fast path
+_last: tuple[tuple[str, ...], HeldCanon] | None = None
 
 
 @functools.cache
@@ -303,13 +306,21 @@ def _build(
 def held_canon(extra: Iterable[str] = (), *, lazy: bool = False) -> HeldCanon:
     """The canon of the shipped, ROOTCAUSE_CANON and extra folders, held in this process. ``lazy``: a newly loaded
     canon unpickles each entry from the cache, and compiles each pattern's RE2, when first needed."""
-    extra = [os.fspath(p) for p in extra]
-    name = (os.environ.get(CANON_ENV, ""), *extra)
+    global _last
+    extra = [os.fspath(p) for p in extra] if extra else []
+    name = (env_value(CANON_ENV), *extra)
     now = time.monotonic()
+    last = _last
+    if last is not None and last[0] == name and now - last[1].files_checked < FILE_CHECK_SECONDS:
+        # the shipped canon alone (no ROOTCAUSE_CANON or extra folder to stat on every call), checked less than a
+        # second ago: _unchanged would return at once. Skipped are the lock and the least-recently-used reordering,
+        # since this canon is the most recently used already
+        return last[1]
     with _held_lock:
         held = _held.get(name)
         if held is not None and _unchanged(held, now):
             _held[name] = _held.pop(name)  # most recently used last
+            _last = (name, held) if not held.extra_stamp else None
             return held
         roots = tuple(canon_dirs(extra))
         shipped_folders, shipped_stamp, extra_stamp, files_stamp = _stamps(roots)
@@ -323,6 +334,7 @@ def held_canon(extra: Iterable[str] = (), *, lazy: bool = False) -> HeldCanon:
         _held[name] = held
         while len(_held) > HELD_CANONS:
             _held.pop(next(iter(_held)))
+        _last = (name, held) if not held.extra_stamp else None
         return held
 
 
@@ -335,5 +347,7 @@ def load_index(extra: Iterable[str] = (), *, lazy: bool = False) -> CompiledInde
 
 def forget_held() -> None:
     """Drop every held index (the next call loads again, from the disk cache when it can)."""
+    global _last
     with _held_lock:
         _held.clear()
+        _last = None

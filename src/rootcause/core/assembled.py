@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 M = TypeVar("M", bound=BaseModel)
-_FIELDS: dict[type[BaseModel], tuple[str, ...]] = {}
+_FIELDS: dict[type[BaseModel], tuple[tuple[str, ...], frozenset[str]]] = {}  # in order, and as a set
 
 
 def assembled(cls: type[M], *, set_fields: Iterable[str] | None = None, **values: Any) -> M:
@@ -18,11 +18,12 @@ def assembled(cls: type[M], *, set_fields: Iterable[str] | None = None, **values
     held call whose caches other work had left cold (tests/test_api_held_work.py holds the two equal).
     ``set_fields``: the fields a caller set, where it passes others at their defaults (``model_fields_set``; all of
     them when not given), since validation would leave the others unset."""
-    names = _FIELDS.get(cls)
-    if names is None:
-        names = _FIELDS[cls] = tuple(cls.model_fields)
-    if values.keys() != set(names):
-        missing, unknown = sorted(set(names) - values.keys()), sorted(values.keys() - set(names))
+    known = _FIELDS.get(cls)
+    if known is None:
+        known = _FIELDS[cls] = (tuple(cls.model_fields), frozenset(cls.model_fields))
+    names, name_set = known
+    if values.keys() != name_set:
+        missing, unknown = sorted(name_set - values.keys()), sorted(values.keys() - name_set)
         raise TypeError(f"{cls.__name__}: every field and no other is needed (missing {missing}, unknown {unknown})")
     model = cls.__new__(cls)
     # in the fields' order, as validation stores them: the JSON's keys follow it

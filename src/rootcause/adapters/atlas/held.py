@@ -20,6 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from rootcause.adapters.atlas.store import default_atlas_path, load_templates
+from rootcause.adapters.canon_paths import env_value
 from rootcause.adapters.loading import NO_CACHE_ENV, cache_dir
 from rootcause.core.atlas.locate import LAYOUT, AtlasIndex
 from rootcause.errors import UsageError
@@ -34,9 +35,9 @@ _lock = threading.Lock()
 def atlas_path(explicit: str | None = None) -> Path | None:
     """The atlas file to use, or None when the tier is off or no atlas is there. A path the user named
     (`--atlas`, ROOTCAUSE_ATLAS) that is not a file is a usage error."""
-    if os.environ.get(NO_ATLAS_ENV, "").strip() not in ("", "0"):
+    if env_value(NO_ATLAS_ENV).strip() not in ("", "0"):
         return None
-    named = explicit or os.environ.get(ATLAS_ENV, "").strip() or None
+    named = explicit or env_value(ATLAS_ENV).strip() or None
     if named is not None:
         path = Path(named).expanduser()
         if not path.is_file():
@@ -133,14 +134,28 @@ def atlas_loader(
     explicit: str | None = None, enabled: bool = True, notice: Callable[[str], object] | None = None
 ) -> Callable[[], AtlasIndex | None] | None:
     """What `diagnose_sources(atlas=...)` takes: a function that loads the atlas when first called, or None when
-    the tier is off or no atlas is there. The path is checked now (a bad `--atlas` fails before the scan).
-    ``notice`` is told when the index must be built (no cache yet: tens of seconds for a large atlas)."""
+    the tier is off. A named path (``--atlas``, ROOTCAUSE_ATLAS) is checked now (a bad one fails before the scan);
+    the shipped atlas is looked up when the function is called, which returns None when none ships. ``notice`` is
+    told when the index must be built (no cache yet: tens of seconds for a large atlas)."""
     if not enabled:
         return None
+    if not explicit and env_value(NO_ATLAS_ENV).strip() in ("", "0") and not env_value(ATLAS_ENV).strip():
+        # the shipped atlas, looked up only when a line needs locating: the lookup's stat was a twelfth of a held
+        # `rootcause.diagnose(text)` whose caches other work had left cold, and most diagnoses never locate a line
+        return _shipped_loader if notice is None else lambda: _load_shipped(notice)
     path = atlas_path(explicit)
     if path is None:
         return None
     return lambda: load_atlas(path, notice)
+
+
+def _load_shipped(notice: Callable[[str], object] | None = None) -> AtlasIndex | None:
+    path = default_atlas_path()
+    return None if path is None else load_atlas(path, notice)
+
+
+def _shipped_loader() -> AtlasIndex | None:
+    return _load_shipped()
 
 
 def forget_atlas() -> None:

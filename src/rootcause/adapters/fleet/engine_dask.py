@@ -1,7 +1,8 @@
 """Dask: a bag of path batches with ``map_partitions`` on a distributed cluster.
 
-Each partition holds ``batch_size`` paths; its worker reads each file's bytes whole (through fsspec, so
-object-store URLs work as with ``read_text``), with no split into lines and no join back: a line costs
+Each partition holds ``batch_size`` paths; its worker reads each file's bytes whole (a local path as the local
+engine reads it, a URL through fsspec, so object-store URLs work as with ``read_text``), with no split into
+lines and no join back: a line costs
 nothing in Python unless the scan stops on it. The index payload is scattered to every worker once and
 each worker process builds its index once. The per-job triage is a group-by on job over the file
 listing: a group holds paths, and its worker streams the logs within the group's byte budget.
@@ -17,6 +18,7 @@ import dask.bag as db
 import fsspec
 from distributed import Client, LocalCluster, as_completed
 
+from rootcause.adapters.fleet.engine_local import read_log
 from rootcause.adapters.fleet.output import FleetSink
 from rootcause.adapters.fleet.payload import IndexPayload
 from rootcause.adapters.fleet.run import FleetOptions, FleetRun, LogRef, Progress
@@ -29,6 +31,9 @@ def scan_partition(paths: list[str], payload: IndexPayload, layout: list[str], s
     """One partition: a batch of whole files. Returns rows plus one stats row."""
     logs = []
     for path in paths:
+        if "://" not in path:  # a local file: read as the local engine reads it (a .gz decompressed), without fsspec
+            logs.append(read_log(path))
+            continue
         with fsspec.open(path, "rb") as fh:
             logs.append(LogText(path, fh.read(), mtime_of(path)))
     scanner = FleetScanner(payload, Layout(layout), scanned_at)

@@ -1,9 +1,11 @@
 """The compiled index, serialised once on the driver and loaded once per worker process.
 
-The payload holds the validated entries, the serialised hyperscan database and the lexical index,
-exactly what the on-disk index cache holds: a worker rebuilds only the RE2 objects (milliseconds)
-and never compiles the hyperscan database. Engines broadcast the bytes (Spark broadcast,
-``ray.put``, Dask ``scatter``); workers key their copy by its digest.
+The payload holds what the on-disk index cache holds (adapters/loading.py): each entry pickled on its own, the
+serialised hyperscan database, the lexical index, the derived patterns and the specific texts. A worker never
+compiles the hyperscan database nor derives the patterns again; it unpickles an entry only when a log it diagnoses
+matches it, and compiles a pattern's RE2 only when first confirmed (as the CLI does), since a worker of a healthy
+fleet diagnoses few logs. Engines broadcast the bytes (Spark broadcast, ``ray.put``, Dask ``scatter``); workers
+key their copy by its digest.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import hashlib
 import pickle
 import threading
 from dataclasses import dataclass
+from pathlib import Path
 
 from rootcause.core.matching.index import CompiledIndex
 
@@ -24,10 +27,31 @@ class IndexPayload:
 
 def make_payload(index: CompiledIndex) -> IndexPayload:
     data = pickle.dumps(
-        {"entries": list(index.entries.values()), "hyperscan": index.hyperscan_blob(), "lexical": index.lexical},
+        {
+            "entries": [(e.id, pickle.dumps(e, pickle.HIGHEST_PROTOCOL)) for e in index.entries.values()],
+            "hyperscan": index.hyperscan_blob(),
+            "lexical": index.lexical,
+            "patterns": index.derived_patterns(),
+            "specific_texts": index.specific_texts(),
+        },
         protocol=pickle.HIGHEST_PROTOCOL,
     )
     return IndexPayload(hashlib.sha256(data).hexdigest()[:24], data)
+
+
+def _build(payload: IndexPayload) -> CompiledIndex:
+    from rootcause.adapters.loading import CachedEntries
+
+    state = pickle.loads(payload.data)  # our own bytes, made by make_payload
+    blobs = dict(state["entries"])
+    return CompiledIndex(
+        CachedEntries(blobs, {}, Path(f"fleet-payload-{payload.digest}")),  # no file: a damaged blob only says so
+        hs_blob=state["hyperscan"],
+        lexical=state["lexical"],
+        derived=state["patterns"],
+        lazy_regex=True,
+        specific_texts=state["specific_texts"],
+    )
 
 
 _LOADED: dict[str, CompiledIndex] = {}
@@ -43,8 +67,7 @@ def index_from_payload(payload: IndexPayload) -> CompiledIndex:
     with _LOCK:
         index = _LOADED.get(payload.digest)
         if index is None:
-            state = pickle.loads(payload.data)  # our own bytes, made by make_payload
-            index = CompiledIndex(state["entries"], hs_blob=state["hyperscan"], lexical=state["lexical"])
+            index = _build(payload)
             _LOADED.clear()  # one canon state per process
             _LOADED[payload.digest] = index
             LOADS["count"] += 1

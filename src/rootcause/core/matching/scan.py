@@ -357,12 +357,18 @@ class SourceScanner(ErrorishLines, WrapRepair):
         starts = [0] * len(lines)  # each line's first byte in the widest text
         for i in range(1, len(lines)):
             starts[i] = starts[i - 1] + len(encoded[i - 1]) + 1
-        found = sorted(ends)
+        by_window: dict[int, list[int]] = {}  # the candidates of each window size, in pattern order
+        window_of = index.window_of
+        for p in sorted(ends):
+            by_window.setdefault(window_of(p), []).append(p)
         matched = False
         for window in index.windows:
+            candidates = by_window.get(window)
+            if candidates is None:
+                continue
             first_line = max(0, len(lines) - window)
             start = starts[first_line]
-            ids = [p for p in found if index.window_of(p) == window and ends[p] >= start]
+            ids = [p for p in candidates if ends[p] >= start]
             if ids:
                 text = clean.text if window == 1 else "\n".join(lines[first_line:])
                 matched = self._confirm_hits(ids, window, text, clean, raw, line_no) or matched
