@@ -154,13 +154,36 @@ def score(cases: Iterable[Case], answers: dict[str, Answer]) -> Report:
 
 
 # -- the corpus ---------------------------------------------------------------------------------------------------
+class _UniqueKeys(yaml.SafeLoader):
+    """YAML that refuses a key given twice in one mapping (plain YAML keeps the last one silently: a second
+    ``note:`` written by another reader would drop the first)."""
+
+
+def _mapping_without_repeats(loader: yaml.SafeLoader, node: yaml.MappingNode, deep: bool = False) -> Any:
+    keys = [loader.construct_object(key, deep=deep) for key, _ in node.value]
+    for key in keys:
+        if keys.count(key) > 1:
+            raise SystemExit(f"line {node.start_mark.line + 1}: key {key!r} appears twice in one case")
+    return loader.construct_mapping(node, deep)
+
+
+_UniqueKeys.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping_without_repeats)
+
+
+def _read_yaml(path: Path) -> Any:
+    try:
+        return yaml.load(path.read_text(encoding="utf-8"), Loader=_UniqueKeys)
+    except SystemExit as exc:
+        raise SystemExit(f"{path}: {exc}") from None
+
+
 def load_corpus(root: Path) -> list[Case]:
     """Every case of ``root/cases/*.yaml`` and ``root/negatives/*.yaml``; a file that is not a list is refused."""
     cases: list[Case] = []
     seen: set[str] = set()
     for folder, default_kind in (("cases", "positive"), ("negatives", "negative")):
         for path in sorted((root / folder).glob("*.yaml")):
-            items = yaml.safe_load(path.read_text(encoding="utf-8")) or []
+            items = _read_yaml(path) or []
             if not isinstance(items, list):
                 raise SystemExit(f"{path}: a corpus file holds a YAML list of cases")
             for n, item in enumerate(items):

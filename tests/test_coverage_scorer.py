@@ -100,6 +100,16 @@ def test_a_bad_corpus_file_is_refused_naming_file_and_field(tmp_path: Path, item
     assert "x.yaml" in str(exc.value)
 
 
+def test_a_key_given_twice_in_one_case_is_refused_naming_file_and_line(tmp_path: Path) -> None:
+    (tmp_path / "cases").mkdir()
+    (tmp_path / "cases" / "x.yaml").write_text(
+        "- id: p\n  paste: x\n  note: first reader\n  note: second reader\n", encoding="utf-8"
+    )
+    with pytest.raises(SystemExit, match=r"x\.yaml: line 1: key 'note' appears twice") as exc:
+        coverage.load_corpus(tmp_path)
+    assert "x.yaml" in str(exc.value)
+
+
 def test_the_engine_counts_neither_a_catch_all_nor_a_candidate_as_a_claim() -> None:
     answer = coverage.engine()
     oom = answer("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.")
