@@ -19,11 +19,11 @@ from rootcause.core.diagnosis import diagnose_text
 from rootcause.core.render.diagnosis_html import render_diagnosis_html
 from rootcause.core.render.diagnosis_view import diagnosis_markdown
 
-ACCELERATE = (
+DEVICE_MAP = (
     "Traceback (most recent call last):\n"
     '  File "train.py", line 12, in <module>\n'
-    '    model = AutoModelForCausalLM.from_pretrained(name, device_map="auto")\n'
-    "ImportError: Using `low_cpu_mem_usage=True` or a `device_map` requires Accelerate: `pip install accelerate`\n"
+    '    model = AutoModelForCausalLM.from_pretrained(name, device_map="gpu")\n'
+    "ValueError: If passing a string for `device_map`, please choose 'auto', 'balanced', 'balanced_low_0' or 'sequential'.\n"
 )
 BNB = "ImportError: Using `bitsandbytes` 8-bit quantization requires accelerate: `pip install 'accelerate>=0.26.0'`\n"
 
@@ -39,16 +39,16 @@ def index():
 
 
 def test_an_unclaimed_line_is_located_with_its_release_facts(index, atlas: AtlasIndex) -> None:
-    d = diagnose_text(ACCELERATE, index, atlas=atlas)
+    d = diagnose_text(DEVICE_MAP, index, atlas=atlas)
     assert not d.matched  # located is not a known error
     [item] = d.located
     template = TEMPLATES[0]
     assert (item.package, item.module, item.function) == (template.package, template.module, template.function)
-    assert (item.kind, item.exception, item.module_line) == ("raise", "ImportError", template.line)
+    assert (item.kind, item.exception, item.module_line) == ("raise", "ValueError", template.line)
     assert (item.first, item.last) == (template.releases[0].first, template.releases[-1].last)
     assert item.source_url == template.source_url
-    assert item.line == 4 and item.text.startswith("ImportError: Using `low_cpu_mem_usage=True`")
-    assert item.family == "version-skew" and item.checks and item.checks_zh
+    assert item.line == 4 and item.text.startswith("ValueError: If passing a string for `device_map`")
+    assert item.family == "configuration"  # a ValueError: the message rejects a value and item.checks and item.checks_zh
     assert item.installed_has_it is None
 
 
@@ -63,7 +63,7 @@ def test_parameters_are_captured(atlas: AtlasIndex) -> None:
     ("version", "expected"), [("4.30.0", True), ("4.40.2", True), ("4.50.0", False), ("4.40.0+local", True)]
 )
 def test_installed_has_it_follows_the_intervals(index, atlas: AtlasIndex, version: str, expected: bool) -> None:
-    [item] = diagnose_text(ACCELERATE, index, {"transformers": version}, atlas=atlas).located
+    [item] = diagnose_text(DEVICE_MAP, index, {"transformers": version}, atlas=atlas).located
     assert item.installed == version and item.installed_has_it is expected
 
 
@@ -85,7 +85,7 @@ def test_a_line_a_canon_entry_claims_is_not_repeated(index, atlas: AtlasIndex) -
 
 
 def test_another_exception_class_than_the_templates_is_not_located(index, atlas: AtlasIndex) -> None:
-    text = ACCELERATE.replace("ImportError:", "KeyError:")
+    text = DEVICE_MAP.replace("ValueError:", "KeyError:")
     assert diagnose_text(text, index, atlas=atlas).located == []
 
 
@@ -108,7 +108,7 @@ def test_without_hyperscan_the_word_prefilter_locates_the_same(monkeypatch: pyte
     monkeypatch.setattr(locate_module, "hyperscan", None)
     plain = AtlasIndex.from_templates(TEMPLATES)
     assert plain.hs_db is None
-    [item] = diagnose_text(ACCELERATE, index, atlas=plain).located
+    [item] = diagnose_text(DEVICE_MAP, index, atlas=plain).located
     assert item.package == "transformers"
     [item] = plain.locate([("<t>", 1, BNB, BNB.strip())])
     assert item.params == {"p0": "0.26.0"}
@@ -117,12 +117,12 @@ def test_without_hyperscan_the_word_prefilter_locates_the_same(monkeypatch: pyte
 def test_the_cached_payload_gives_the_same_index(atlas: AtlasIndex, index) -> None:
     again = AtlasIndex.from_payload(atlas.payload())
     assert (
-        diagnose_text(ACCELERATE, index, atlas=again).located == diagnose_text(ACCELERATE, index, atlas=atlas).located
+        diagnose_text(DEVICE_MAP, index, atlas=again).located == diagnose_text(DEVICE_MAP, index, atlas=atlas).located
     )
 
 
 def test_renderers_show_a_known_message_with_no_reviewed_entry(index, atlas: AtlasIndex) -> None:
-    d = diagnose_text(ACCELERATE, index, atlas=atlas)
+    d = diagnose_text(DEVICE_MAP, index, atlas=atlas)
     md = diagnosis_markdown(d)
     assert "## Known message, no reviewed entry" in md and "transformers 4.20.0–4.40.2" in md and ".py:3600" in md
     html = render_diagnosis_html(d)
@@ -131,20 +131,20 @@ def test_renderers_show_a_known_message_with_no_reviewed_entry(index, atlas: Atl
 
 def test_cli_exits_1_when_only_located_answers_and_flags_turn_it_off(tmp_path: Path) -> None:
     path = write_fixture_atlas(tmp_path / "atlas.sqlite")
-    result = run_cli("diagnose", "-f", "json", "--atlas", str(path), "--env", "transformers==4.50.0", stdin=ACCELERATE)
+    result = run_cli("diagnose", "-f", "json", "--atlas", str(path), "--env", "transformers==4.50.0", stdin=DEVICE_MAP)
     assert result.returncode == 1, result.stderr
     [item] = json.loads(result.stdout)["located"]
     assert item["package"] == "transformers" and item["installed_has_it"] is False
-    text = run_cli("diagnose", "--atlas", str(path), stdin=ACCELERATE)
+    text = run_cli("diagnose", "--atlas", str(path), stdin=DEVICE_MAP)
     assert text.returncode == 1 and "Known message, no reviewed entry" in text.stdout
-    by_env = run_cli("diagnose", "-f", "json", stdin=ACCELERATE, env={"ROOTCAUSE_ATLAS": str(path)})
+    by_env = run_cli("diagnose", "-f", "json", stdin=DEVICE_MAP, env={"ROOTCAUSE_ATLAS": str(path)})
     assert len(json.loads(by_env.stdout)["located"]) == 1
-    off = run_cli("diagnose", "-f", "json", "--no-atlas", stdin=ACCELERATE, env={"ROOTCAUSE_ATLAS": str(path)})
+    off = run_cli("diagnose", "-f", "json", "--no-atlas", stdin=DEVICE_MAP, env={"ROOTCAUSE_ATLAS": str(path)})
     assert json.loads(off.stdout)["located"] == []
 
 
 def test_a_missing_atlas_file_is_a_one_line_usage_error(tmp_path: Path) -> None:
-    result = run_cli("diagnose", "--atlas", str(tmp_path / "nope.sqlite"), stdin=ACCELERATE)
+    result = run_cli("diagnose", "--atlas", str(tmp_path / "nope.sqlite"), stdin=DEVICE_MAP)
     assert result.returncode == 2
     assert (
         "--atlas" in result.stderr and "nope.sqlite" in result.stderr and len(result.stderr.strip().splitlines()) == 1
@@ -157,7 +157,7 @@ def test_the_atlas_is_cached_on_disk_and_a_damaged_cache_is_rebuilt(tmp_path: Pa
 
     monkeypatch.setenv("ROOTCAUSE_CACHE_DIR", str(tmp_path / "cache"))
     path = write_fixture_atlas(tmp_path / "atlas.sqlite")
-    first = diagnose_text(ACCELERATE, index, atlas=load_atlas(path)).located
+    first = diagnose_text(DEVICE_MAP, index, atlas=load_atlas(path)).located
     [folder] = (tmp_path / "cache").glob("atlas-index-*")
     assert (folder / "rows.bin").is_file() and (folder / "index.pickle").is_file()
     forget_atlas()
@@ -167,10 +167,10 @@ def test_the_atlas_is_cached_on_disk_and_a_damaged_cache_is_rebuilt(tmp_path: Pa
 
     with monkeypatch.context() as m:
         m.setattr(held, "load_templates", unread)
-        assert diagnose_text(ACCELERATE, index, atlas=load_atlas(path)).located == first  # from the cache
+        assert diagnose_text(DEVICE_MAP, index, atlas=load_atlas(path)).located == first  # from the cache
     (folder / "index.pickle").write_bytes(b"not a pickle")
     forget_atlas()
-    assert diagnose_text(ACCELERATE, index, atlas=load_atlas(path)).located == first  # rebuilt
+    assert diagnose_text(DEVICE_MAP, index, atlas=load_atlas(path)).located == first  # rebuilt
     forget_atlas()
 
 
@@ -191,7 +191,7 @@ def test_a_log_line_of_a_small_paste_is_located(index, atlas: AtlasIndex) -> Non
 
 def test_a_source_line_echoed_in_a_traceback_is_not_located(index, atlas: AtlasIndex) -> None:
     # the frame's source line holds the message's text, but the library whose line it is did not print it
-    message = ACCELERATE.splitlines()[-1].split(": ", 1)[1]
+    message = DEVICE_MAP.splitlines()[-1].split(": ", 1)[1]
     echo = (
         "Traceback (most recent call last):\n"
         '  File "/venv/lib/python3.11/site-packages/transformers/modeling_utils.py", line 9, in from_pretrained\n'
@@ -199,7 +199,7 @@ def test_a_source_line_echoed_in_a_traceback_is_not_located(index, atlas: AtlasI
         "KeyboardInterrupt\n"
     )
     assert diagnose_text(echo, index, atlas=atlas).located == []
-    [item] = diagnose_text(ACCELERATE, index, atlas=atlas).located  # the raised line itself still is
+    [item] = diagnose_text(DEVICE_MAP, index, atlas=atlas).located  # the raised line itself still is
     assert item.line == 4
 
 
@@ -208,7 +208,7 @@ def test_a_large_input_is_read_by_its_error_looking_lines_only(index, atlas: Atl
 
     filler = "step 12 loss 0.25 lr 0.0001 tokens per second 9000\n" * (SMALL_INPUT // 50 + 1)
     assert diagnose_text(filler + PAD_ADVICE, index, atlas=atlas).located == []  # a log line: not error-looking
-    [item] = diagnose_text(filler + ACCELERATE, index, atlas=atlas).located
+    [item] = diagnose_text(filler + DEVICE_MAP, index, atlas=atlas).located
     assert item.package == "transformers"
 
 
@@ -292,20 +292,20 @@ def test_the_service_and_the_python_api_locate_through_the_shared_diagnosis(tmp_
     from rootcause.adapters.web.upload import Spooled, diagnose_spooled
 
     monkeypatch.setenv("ROOTCAUSE_ATLAS", str(write_fixture_atlas(tmp_path / "atlas.sqlite")))
-    spooled = Spooled(env={"transformers": "4.30.0"}, inputs=[("<text>", io.BytesIO(ACCELERATE.encode()))])
+    spooled = Spooled(env={"transformers": "4.30.0"}, inputs=[("<text>", io.BytesIO(DEVICE_MAP.encode()))])
     [item] = diagnose_spooled(spooled, index).located
     assert item.package == "transformers" and item.installed_has_it is True
-    [item] = rootcause.diagnose(ACCELERATE).located
+    [item] = rootcause.diagnose(DEVICE_MAP).located
     assert item.module == TEMPLATES[0].module
-    assert rootcause.diagnose(ACCELERATE, use_atlas=False).located == []
+    assert rootcause.diagnose(DEVICE_MAP, use_atlas=False).located == []
     monkeypatch.setenv("ROOTCAUSE_NO_ATLAS", "1")
-    assert rootcause.diagnose(ACCELERATE).located == []
+    assert rootcause.diagnose(DEVICE_MAP).located == []
 
 
 def test_the_mcp_view_lists_located_lines_when_nothing_matched(index, atlas: AtlasIndex) -> None:
     from rootcause.core.agent_view import diagnosis_view
 
-    d = diagnose_text(ACCELERATE, index, atlas=atlas)
+    d = diagnose_text(DEVICE_MAP, index, atlas=atlas)
     text = diagnosis_view(d)
     assert "known messages, no reviewed entry" in text and "transformers/modeling_utils.py" in text
     [item] = json.loads(diagnosis_view(d, fmt="json"))["located"]
