@@ -55,7 +55,7 @@ CHECKS: dict[str, tuple[str, str]] = {
     "RC111": (
         "error",
         "a character class holds a non-ASCII character: the byte-level prefilter reads it as one byte, "
-        "so write an alternation ((?:'|’)) instead",
+        "so list the characters as an alternation instead",
     ),
     "RC201": ("error", "an example is matched first by another entry (collision)"),
     "RC301": ("error", "near-duplicate signature of another entry, with no typed relation"),
