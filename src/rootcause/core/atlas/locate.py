@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import re2
 
+from rootcause.core.atlas.cut import MAX_PARAM, continues
 from rootcause.core.atlas.families import first_checks
 from rootcause.core.atlas.generic import PLACEHOLDER, only_builtin_wording
 from rootcause.core.atlas.located import Located
@@ -58,7 +59,6 @@ _STACK = (
 _STACK += " bitsandbytes deepspeed flash-attn xformers vllm lightning pytorch-lightning onnx onnxruntime"
 STACK_ORDER = {name: n for n, name in enumerate(_STACK.split())}
 QUIET_LEVELS = frozenset({"info", "debug", "trace"})  # a template logged at these levels says nothing went wrong
-MAX_PARAM = 200  # characters kept of a captured parameter
 MAX_COMPILED = 4096  # confirmed patterns held compiled
 SHARD = 20_000  # literals per hyperscan database (compiling 110k literals at once took 324 s, 40k 14 s)
 MAX_SHARED = 8  # templates sharing one literal before they are keyed by a rarer run of their message
@@ -391,84 +391,6 @@ def _runs(message: str) -> list[str]:
     """The distinct literal runs of a message long enough to be a key."""
     runs = (run.strip() for run in PLACEHOLDER.split(message))
     return list(dict.fromkeys(run for run in runs if len(run) >= MIN_LITERAL))
-
-
-_QUOTES = "\"'`"
-MAX_STEPS = 1000  # pieces and placeholder ends `continues` tries per line and template (bounds its work)
-
-
-def continues(text: str, message: str) -> int | None:
-    """Literal characters of the template's `message` that `text` (a line from where the template's pattern
-    matched) holds, when the line is the template's text to the end (a trailing blank of the template, or a
-    closing quote of the line, aside), or the template's text cut short inside a literal run; else None.
-
-    The pattern's optional tail takes each placeholder with the whole literal after it, so a paste cut inside
-    that literal (`... compile PyTorch (11.7).` for `... PyTorch ({1}). Most likely this shouldn't be a
-    problem.`) or a template that ends with a blank the line lacks is not matched to its end by the pattern.
-    A cut counts only where it is visible: the line went past a placeholder of the template, or it ends inside
-    a word. A line that ends at a sentence's end before the template's does, with no placeholder on the way,
-    may be another, shorter message (`CUDA out of memory.`), and is not taken for this one."""
-    pieces = _pieces(message)
-    while pieces and pieces[0] is None:
-        pieces.pop(0)  # the pattern drops leading placeholders: the line is read from the first literal
-    if pieces and pieces[-1] is not None:
-        pieces[-1] = pieces[-1].rstrip()
-    text = text.rstrip()
-    steps = [0]
-    for line in dict.fromkeys((text, text.rstrip(_QUOTES).rstrip())):
-        held = _walk(line, pieces, 0, 0, "", False, steps)
-        if held is not None:
-            # the template's text the line holds must say more than Python's own wording: `No such file or
-            # directory: '{path}'. Expected to load a Dataset ...` cut after the path is CPython's message
-            return None if only_builtin_wording(held.replace("\0", " ")) else len(held) - held.count("\0")
-    return None
-
-
-def _pieces(message: str) -> list[str | None]:
-    """The message as literal runs and placeholders (None)."""
-    out: list[str | None] = []
-    at = 0
-    for m in PLACEHOLDER.finditer(message):
-        if m.start() > at:
-            out.append(message[at : m.start()])
-        out.append(None)
-        at = m.end()
-    if at < len(message):
-        out.append(message[at:])
-    return out
-
-
-def _walk(
-    text: str, pieces: list[str | None], i: int, pos: int, got: str, past_placeholder: bool, steps: list[int]
-) -> str | None:
-    """The template's literal text that `text[pos:]` holds from piece `i` on (a NUL for each placeholder), or None."""
-    steps[0] += 1
-    if steps[0] > MAX_STEPS:
-        return None
-    if i == len(pieces):
-        return got if pos == len(text) else None  # the template's end is the line's end
-    piece = pieces[i]
-    rest = text[pos:]
-    if piece is not None:
-        if rest.startswith(piece):
-            return _walk(text, pieces, i + 1, pos + len(piece), got + piece, past_placeholder, steps)
-        if rest.strip() and piece.startswith(rest):  # the line ends inside this literal run: a cut paste
-            mid_word = rest[-1:].isalnum() and piece[len(rest) : len(rest) + 1].isalnum()
-            return got + rest if past_placeholder or mid_word else None
-        return None
-    if i + 1 == len(pieces):
-        return got if len(rest) <= MAX_PARAM else None  # a last placeholder takes the rest of the line
-    after = pieces[i + 1] or ""
-    for end in range(pos, min(len(text), pos + MAX_PARAM) + 1):
-        steps[0] += 1
-        if steps[0] > MAX_STEPS:
-            return None
-        tail = text[end:]
-        if tail.startswith(after) or (tail.strip() and after.startswith(tail)):
-            found = _walk(text, pieces, i + 1, end, got + "\0", past_placeholder or end > pos, steps)
-            if found is not None:
-                return found
-    return None
 
 
 def own_length(message: str) -> int:
