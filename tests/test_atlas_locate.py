@@ -449,3 +449,21 @@ def test_a_template_holding_only_common_deprecation_wording_takes_no_part() -> N
     own = _printf_template("The `foo_bar` argument is deprecated and will be removed in v5. Use `baz` instead.")
     line = "FutureWarning: The `foo_bar` argument is deprecated and will be removed in v5. Use `baz` instead."
     assert len(AtlasIndex.from_templates([own]).locate([("<t>", 1, line, line)])) == 1
+
+
+def test_reading_a_cut_paste_stops_after_its_step_bound_on_a_line_built_to_explode(monkeypatch) -> None:
+    # twelve placeholders between single spaces against a long run of words: every split of the line is a way to
+    # fill them, far more than any budget; the reading gives up after MAX_STEPS for each form of the line it tries
+    from rootcause.core.atlas import cut
+
+    calls = [0]
+    walk = cut._walk
+
+    def counted(*args: object) -> object:
+        calls[0] += 1
+        return walk(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(cut, "_walk", counted)
+    message = " ".join(f"{{p{n}}}" for n in range(12)) + " and then the end of the message"
+    assert cut.continues("a " * 1000, message) is None
+    assert 0 < calls[0] <= 2 * (cut.MAX_STEPS + 1)  # the line as read, and without its closing quotes

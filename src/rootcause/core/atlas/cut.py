@@ -61,24 +61,28 @@ def _walk(
     if i == len(pieces):
         return got if pos == len(text) else None  # the template's end is the line's end
     piece = pieces[i]
-    rest = text[pos:]
     if piece is not None:
-        if rest.startswith(piece):
+        if text.startswith(piece, pos):
             return _walk(text, pieces, i + 1, pos + len(piece), got + piece, past_placeholder, steps)
+        rest = text[pos:] if len(text) - pos < len(piece) else ""  # copied only when it could be a cut of the piece
         if rest.strip() and piece.startswith(rest):  # the line ends inside this literal run: a cut paste
             mid_word = rest[-1:].isalnum() and piece[len(rest) : len(rest) + 1].isalnum()
             return got + rest if past_placeholder or mid_word else None
         return None
     if i + 1 == len(pieces):
-        return got if len(rest) <= MAX_PARAM else None  # a last placeholder takes the rest of the line
+        return got if len(text) - pos <= MAX_PARAM else None  # a last placeholder takes the rest of the line
     after = pieces[i + 1] or ""
     for end in range(pos, min(len(text), pos + MAX_PARAM) + 1):
         steps[0] += 1
         if steps[0] > MAX_STEPS:
             return None
-        tail = text[end:]
-        if tail.startswith(after) or (tail.strip() and after.startswith(tail)):
+        if text.startswith(after, end) or (len(text) - end < len(after) and _cut_of(text[end:], after)):
             found = _walk(text, pieces, i + 1, end, got + "\0", past_placeholder or end > pos, steps)
             if found is not None:
                 return found
     return None
+
+
+def _cut_of(tail: str, literal: str) -> bool:
+    """The line's end `tail` is `literal` cut short (not blank)."""
+    return bool(tail.strip()) and literal.startswith(tail)
