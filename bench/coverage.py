@@ -160,10 +160,12 @@ class _UniqueKeys(yaml.SafeLoader):
 
 
 def _mapping_without_repeats(loader: yaml.SafeLoader, node: yaml.MappingNode, deep: bool = False) -> Any:
-    keys = [loader.construct_object(key, deep=deep) for key, _ in node.value]
-    for key in keys:
-        if keys.count(key) > 1:
+    seen: set[Any] = set()
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node, deep=deep)
+        if key in seen:
             raise SystemExit(f"line {node.start_mark.line + 1}: key {key!r} appears twice in one case")
+        seen.add(key)
     return loader.construct_mapping(node, deep)
 
 

@@ -142,7 +142,7 @@ def atlas_loader(
     if not explicit and env_value(NO_ATLAS_ENV).strip() in ("", "0") and not env_value(ATLAS_ENV).strip():
         # the shipped atlas, looked up only when a line needs locating: the lookup's stat was a twelfth of a held
         # `rootcause.diagnose(text)` whose caches other work had left cold, and most diagnoses never locate a line
-        return _shipped_loader if notice is None else lambda: _load_shipped(notice)
+        return _load_shipped if notice is None else lambda: _load_shipped(notice)
     path = atlas_path(explicit)
     if path is None:
         return None
@@ -152,10 +152,6 @@ def atlas_loader(
 def _load_shipped(notice: Callable[[str], object] | None = None) -> AtlasIndex | None:
     path = default_atlas_path()
     return None if path is None else load_atlas(path, notice)
-
-
-def _shipped_loader() -> AtlasIndex | None:
-    return _load_shipped()
 
 
 def forget_atlas() -> None:

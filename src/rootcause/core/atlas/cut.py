@@ -65,7 +65,7 @@ def _walk(
         if text.startswith(piece, pos):
             return _walk(text, pieces, i + 1, pos + len(piece), got + piece, past_placeholder, steps)
         rest = text[pos:] if len(text) - pos < len(piece) else ""  # copied only when it could be a cut of the piece
-        if rest.strip() and piece.startswith(rest):  # the line ends inside this literal run: a cut paste
+        if _cut_of(rest, piece):  # the line ends inside this literal run: a cut paste
             mid_word = rest[-1:].isalnum() and piece[len(rest) : len(rest) + 1].isalnum()
             return got + rest if past_placeholder or mid_word else None
         return None
