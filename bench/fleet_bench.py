@@ -117,6 +117,7 @@ def main() -> None:
     ap.add_argument("--noise-lines", type=int, default=30)
     ap.add_argument("--engines", default="local,dask,spark,ray")
     ap.add_argument("--workers", default="1,2", help="worker counts for the cluster engines")
+    ap.add_argument("--no-loop", action="store_true", help="skip the in-process loop (slow at 1 GiB)")
     ap.add_argument("--run", help=argparse.SUPPRESS)  # child mode: one measurement
     ap.add_argument("--fleet", help=argparse.SUPPRESS)
     ap.add_argument("--out", help=argparse.SUPPRESS)
@@ -129,7 +130,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         fleet = make_fleet(Path(tmp) / "logs", jobs=args.jobs, noise_lines=args.noise_lines)
         mb = sum(p.stat().st_size for p in fleet.logs) / 1e6
-        plan = [("in-process", 1)]
+        plan = [] if args.no_loop else [("in-process", 1)]
         for engine in args.engines.split(","):
             counts = (1,) if engine == "local" else tuple(int(w) for w in args.workers.split(","))
             plan += [(engine, w) for w in counts]

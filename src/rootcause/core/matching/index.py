@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,7 +42,7 @@ MAX_WINDOW = 50
 # line the pattern matches, and a few more, which RE2 then rejects; the shipped canon stays under the threshold.
 LITERAL_ABOVE = 4096
 LITERAL_MIN = 8
-TRUNCATED_SET_SIZE = 8192  # truncated patterns per RE2 set (a 100k-entry canon derives 130k)
+TRUNCATED_SET_SIZE = 4096  # patterns per RE2 set (a 10k-entry canon failed to compile sets of 8,192 truncated heads)
 SCRATCH_POOL = 64  # scratch spaces kept for reuse: as many as scans may run at once
 # google-re2's core object (the wrapper's private `_regexp`, read since 1.1): confirm() asks it for byte spans directly.
 # Where a release lacks it, confirm() takes the wrapper's public search() instead (same groups, slower).
@@ -56,6 +56,36 @@ def _set_options(n_patterns: int) -> re2.Options:
     options = re2.Options()
     options.max_mem = max(64 << 20, min(n_patterns * (64 << 10), 8 << 30))
     return options
+
+
+class SetCompileError(Exception):
+    def __init__(self, member: int) -> None:
+        super().__init__(member)
+        self.member = member
+
+
+def compiled_sets(
+    regexes: Sequence[str], members: list[int], options: re2.Options, chunk_size: int = TRUNCATED_SET_SIZE
+) -> list[tuple[Any, list[int]]]:
+    """RE2 sets over ``members`` (indexes into ``regexes``): chunks of at most ``chunk_size``, and a chunk that RE2
+    cannot compile as one set (its memory budget and its simplifier's are per set, not per pattern) split in halves
+    until each compiles, at most log2(chunk_size) splits deep. Each set's match ids index its member list."""
+    chunks = [members[start : start + chunk_size] for start in range(0, len(members), chunk_size)]
+    built: list[tuple[Any, list[int]]] = []
+    while chunks:
+        chunk = chunks.pop()
+        rset = re2.Set.SearchSet(options)
+        for i in chunk:
+            rset.Add(regexes[i])
+        try:
+            rset.Compile()
+        except re2.error:
+            if len(chunk) == 1:
+                raise SetCompileError(chunk[0]) from None
+            chunks += [chunk[: len(chunk) // 2], chunk[len(chunk) // 2 :]]
+            continue
+        built.append((rset, chunk))
+    return built
 
 
 @dataclass(frozen=True)
@@ -109,7 +139,7 @@ class CompiledIndex:
         self.max_window = max(self.windows, default=1)
         self._window_of = [p.window for p in scanned]
         self._truncated_sets: list[tuple[Any, list[int]]] | None = None
-        self._sets: dict[int, tuple[Any, list[int]]] = {}  # RE2 sets, built when first needed
+        self._sets: dict[int, list[tuple[Any, list[int]]]] = {}  # RE2 sets per window, built when first needed
         # scanned patterns the prefilter knows by a literal only -> their loosened form in RE2 (compiled when needed)
         self._by_literal: dict[int, Any] = {}
         self._literal_above = literal_above
@@ -260,8 +290,7 @@ class CompiledIndex:
             if self._by_literal:  # a literal's hit stands for the pattern's loosened form only where that matches
                 return sorted(i for i in found if i not in self._by_literal or self._loose_match(i, text))
             return sorted(found)
-        rset, members = self._set_for(window)
-        return [members[i] for i in (rset.Match(text) or ())]
+        return sorted(members[i] for rset, members in self._set_for(window) for i in (rset.Match(text) or ()))
 
     def candidate_ends(self, data: bytes, scratch: Any) -> dict[int, int]:
         """The scanned patterns that may match somewhere in ``data`` (hyperscan only), each with the end of its
@@ -292,31 +321,25 @@ class CompiledIndex:
             self._by_literal[pattern_index] = rx
         return rx is False or rx.search(text) is not None
 
-    def _set_for(self, window: int) -> tuple[Any, list[int]]:
+    def _set_for(self, window: int) -> list[tuple[Any, list[int]]]:
         built = self._sets.get(window)
         if built is None:
-            rset = re2.Set.SearchSet(_set_options(len(self.patterns)))
             members = [i for i, p in enumerate(self.patterns[: self.n_scanned]) if p.window == window]
-            for i in members:
-                rset.Add(self.patterns[i].regex)
-            if members:
-                rset.Compile()
-            built = self._sets[window] = (rset, members)
+            built = self._sets[window] = self._compiled_sets(members)
         return built
+
+    def _compiled_sets(self, members: list[int]) -> list[tuple[Any, list[int]]]:
+        try:
+            return compiled_sets([p.regex for p in self.patterns], members, _set_options(len(self.patterns)))
+        except SetCompileError as exc:
+            p = self.patterns[exc.member]
+            raise PatternError(f"{p.entry_id}: {p.regex!r}: RE2 cannot compile it in a set") from None
 
     def truncated_candidates(self, text: str) -> list[int]:
         """Indexes of the truncated patterns (a message cut after its stable head) that match a cleaned line."""
         if self._truncated_sets is None:
-            self._truncated_sets = []
-            every = list(range(self.n_scanned, len(self.patterns)))
-            for start in range(0, len(every), TRUNCATED_SET_SIZE):  # RE2 fails to compile one set of 100k
-                rset = re2.Set.SearchSet(_set_options(len(self.patterns)))
-                members = every[start : start + TRUNCATED_SET_SIZE]
-                for i in members:
-                    rset.Add(self.patterns[i].regex)
-                rset.Compile()
-                self._truncated_sets.append((rset, members))
-        return [members[i] for rset, members in self._truncated_sets for i in (rset.Match(text) or ())]
+            self._truncated_sets = self._compiled_sets(list(range(self.n_scanned, len(self.patterns))))
+        return sorted(members[i] for rset, members in self._truncated_sets for i in (rset.Match(text) or ()))
 
     def _compile(self, pattern_index: int) -> Any:
         p = self.patterns[pattern_index]
