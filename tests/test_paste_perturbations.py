@@ -8,6 +8,7 @@ import pytest
 from rootcause.adapters.loading import load_index
 from rootcause.core.diagnosis import diagnose_text
 from rootcause.core.matching.backends import misses_object, pattern_objects
+from rootcause.core.matching.claims import runs_on_in_specific_text
 
 
 @pytest.fixture(scope="module")
@@ -46,6 +47,21 @@ def test_a_cut_or_sibling_message_is_not_claimed_by_words_alone(canon_index, cut
 @pytest.mark.parametrize("cut", ["RuntimeError: CUDA error: an ille", "RuntimeError: CUDA error: out"])
 def test_a_family_does_not_claim_a_message_cut_inside_its_member(canon_index, cut: str) -> None:
     assert first_claim(cut, canon_index) != "cuda/cuda-runtime-error-code"
+
+
+def test_a_family_still_claims_its_whole_member_and_a_huge_cut_parameter(canon_index) -> None:
+    """The cut check looks for the line's end in the specific entries' texts with more after it (one RE2 pass, kept
+    per index); a parameter thousands of characters long is looked for by its end, within the pattern length RE2 is
+    given."""
+    assert runs_on_in_specific_text("cuda error: an ille", canon_index)
+    assert not runs_on_in_specific_text(
+        "cuda error: peer access is not supported between these two devices", canon_index
+    )
+    line = "RuntimeError: CUDA error: peer access is not supported between these two devices"
+    assert first_claim(line, canon_index) == "cuda/cuda-runtime-error-code"
+    huge = "RuntimeError: CUDA error: " + "a" * 5000
+    assert first_claim(huge, canon_index) == "cuda/cuda-runtime-error-code"
+    assert first_claim(huge, canon_index) == "cuda/cuda-runtime-error-code"  # the kept answer
 
 
 def test_pattern_objects() -> None:

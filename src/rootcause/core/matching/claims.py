@@ -4,6 +4,7 @@ object a sibling message would lack)."""
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from rootcause.core.matching.backends import pattern_objects
@@ -16,6 +17,8 @@ if TYPE_CHECKING:
     from rootcause.core.model import Entry
 
 CUT_LEAD = 12  # characters before the cut parameter that, with it, must run on in a specific entry's own text
+CUT_TAILS_HELD = 4096
+CUT_TAIL_MAX = 400  # characters of the tail looked for (escaped, within compile_re2's pattern length)
 
 
 def cut_member(hit: Hit, index: CompiledIndex) -> bool:
@@ -26,15 +29,23 @@ def cut_member(hit: Hit, index: CompiledIndex) -> bool:
     last = max((v for v in hit.params.values() if v and end.endswith(v)), key=len, default="")
     if not last:
         return False
-    tail = end[-(len(last) + CUT_LEAD) :].lower()
-    blob = index.specific_texts()
-    at = blob.find(tail)
-    while at >= 0:
-        after = blob[at + len(tail) : at + len(tail) + 2]
-        if after[:1] != "\n":  # the message runs on
-            return True
-        at = blob.find(tail, at + 1)
-    return False
+    return runs_on_in_specific_text(end[-(len(last) + CUT_LEAD) :].lower(), index)
+
+
+def runs_on_in_specific_text(tail: str, index: CompiledIndex) -> bool:
+    """Whether ``tail`` occurs in a specific entry's own text (``index.specific_texts()``, one line each) with more
+    of that line after it. One linear RE2 pass over the texts, whatever the number of occurrences that end a line
+    (a large canon holds thousands of ``... invalid argument``); the answer is kept per index, for at most
+    ``CUT_TAILS_HELD`` tails."""
+    held: dict[str, bool] = index.__dict__.setdefault("_cut_tails", {})
+    found = held.get(tail)
+    if found is None:
+        literal = re.escape(tail[-CUT_TAIL_MAX:])  # RE2 reads Python's escapes; a long parameter keeps its end
+        found = compile_re2(literal + "[^\n]").search(index.specific_texts()) is not None
+        if len(held) >= CUT_TAILS_HELD:
+            held.clear()
+        held[tail] = found
+    return found
 
 
 _SIGNATURE_OBJECTS: dict[str, frozenset[str]] = {}
