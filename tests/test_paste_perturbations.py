@@ -64,6 +64,22 @@ def test_a_family_still_claims_its_whole_member_and_a_huge_cut_parameter(canon_i
     assert first_claim(huge, canon_index) == "cuda/cuda-runtime-error-code"  # the kept answer
 
 
+def test_a_copy_failure_after_matching_shapes_is_not_a_size_mismatch(canon_index) -> None:
+    """From torch 1.0 load_state_dict prints "While copying the parameter named "<name>" ..." (quoted) only when copy_
+    fails after the shapes matched; the unquoted 0.4 sentence was the size check itself."""
+    line = (
+        'While copying the parameter named "fc.weight", whose dimensions in the model are torch.Size([2, 2]) and whose '
+        "dimensions in the checkpoint are torch.Size([2, 2]), an exception occurred : ('Inplace update to inference "
+        "tensor outside InferenceMode is not allowed.',)."
+    )
+    assert first_claim(line, canon_index) != "pytorch/state-dict-size-mismatch"
+    old = (
+        "RuntimeError: While copying the parameter named decoder.embedding.weight, whose dimensions in the model are "
+        "torch.Size([58, 256]) and whose dimensions in the checkpoint are torch.Size([107, 256])."
+    )
+    assert first_claim(old, canon_index) == "pytorch/state-dict-size-mismatch"
+
+
 def test_pattern_objects() -> None:
     assert pattern_objects("No such file or directory: 'cmake'") == {"cmake"}
     assert pattern_objects(r"found for (?P<package>torch(?:vision|audio)?)\b") == {"torch"}
