@@ -348,6 +348,18 @@ def test_a_head_runs_through_the_name_the_message_is_about() -> None:
     assert named is not None and re2.search(named, "No module named 'triton' fou"), "a head that names it already"
 
 
+def test_a_head_of_an_errno_message_is_not_cut() -> None:
+    """``No such file or directory`` and the C library's other errno messages are every program's: a pattern that
+    starts with one and names its object only through a parameter (a path) has no cut form, since a line ending in
+    the errno words (``bash: install.sh: No such file or directory``) could be anything."""
+    from rootcause.core.matching.heads import truncated
+
+    assert truncated(r"No such file or directory:? '?(?P<path>[^'\s]*zero_pp_rank_\d+_optim_states\.pt)") is None
+    assert truncated(r"operation not permitted when stream is capturing") is None
+    assert truncated(r"Too many open files\. Communication with the workers is no longer possible") is None
+    assert truncated(r"CUDA error: operation not permitted when stream is capturing") is not None, "a stack's own head"
+
+
 def test_a_head_holds_words_after_its_last_parameter() -> None:
     """``Load model from X failed:`` is every load failure; what follows the parameter tells them apart."""
     import re2

@@ -162,6 +162,8 @@ def truncated(regex: str, shared: Shared | None = None) -> str | None:
     if head_end is None:
         return None
     head_end = _with_its_object(parts, skip, head_end)
+    if _names_nothing_but_os_words(parts[skip:head_end]):
+        return None  # ``No such file or directory`` cut before its object: any program's missing file
     quotes = sum(literal_char(a) in "'`" for a in parts[skip:head_end] if literal_char(a))
     if quotes % 2:  # inside a quoted name: its end
         close = next((k for k in range(head_end, len(parts)) if literal_char(parts[k]) in ("'", "`")), None)
@@ -188,6 +190,37 @@ def truncated(regex: str, shared: Shared | None = None) -> str | None:
         within = _cut_within(atom)
         cut = f"(?:{atom}{cut}|{within})?" if within else f"(?:{atom}{cut})?"
     return "".join(parts[:head_end]) + cut + _CUT_END
+
+
+# The C library's messages for an errno (strerror), which every program prints: a head made of one of them names no
+# error of the ML stack until the name of what it is about (a quoted path, a library) joins it.
+OS_ERROR_PHRASES = (
+    "no such file or directory",
+    "permission denied",
+    "connection refused",
+    "connection reset by peer",
+    "connection timed out",
+    "address already in use",
+    "no space left on device",
+    "cannot allocate memory",
+    "too many open files",
+    "resource temporarily unavailable",
+    "operation not permitted",
+    "input/output error",
+    "broken pipe",
+    "no route to host",
+    "network is unreachable",
+    "device or resource busy",
+)
+
+
+def _names_nothing_but_os_words(head_atoms: list[str]) -> bool:
+    """Whether a head's literal text is an errno message (or a cut of one), with nothing that names an object."""
+    head = "".join(literal_char(a) for a in head_atoms)
+    if _NAMED_OBJECT.search(head):
+        return False
+    words = head.strip(" :'\"`").lower()
+    return any(phrase.startswith(words) or words.startswith(phrase) for phrase in OS_ERROR_PHRASES)
 
 
 _NAMED_OBJECT = re.compile(r"['`][^'`]+['`]|\w+[._/]\w[\w./]*")
