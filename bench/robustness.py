@@ -1,5 +1,6 @@
 """How well the matcher survives what users do to a message: the canon's own examples, each rewritten the way
-real pastes are (cut short mid-word, quoted, wrapped, escaped inside JSON, Windows paths, in backticks), and the
+real pastes are (cut short mid-word or at a drawn point, quoted, wrapped, escaped inside JSON, Windows paths, in
+backticks, behind a logger's or a launcher's prefix, indented, in terminal colours), and the
 share of rewrites whose first claim is still the example's entry (``wrong``: rewrites whose first claim is another
 entry).
 
@@ -21,6 +22,7 @@ the wrong answers whose unrewritten paste was not answered wrong.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import re
 import sys
@@ -115,6 +117,30 @@ def _last_line(text: str, _line: str) -> str | None:
     return lines[-1].strip() if len(lines) > 1 else None
 
 
+def _indent(text: str, _line: str) -> str:
+    return "\n".join("    " + x for x in text.splitlines())
+
+
+def _ansi(text: str, _line: str) -> str:
+    """Colour codes kept by a terminal copy: each line in red, the level word in bold."""
+    return "\n".join(f"\x1b[31m{x}\x1b[0m" if x.strip() else x for x in text.splitlines())
+
+
+def _cut_random(seed: int) -> Rewrite:
+    """The paste cut mid-line at a point drawn from its text (the same point on every run)."""
+
+    def rewrite(text: str, _line: str) -> str | None:
+        if len(text) < 60:
+            return None
+        digest = hashlib.sha256(f"{seed}:{text}".encode()).digest()
+        at = 20 + int.from_bytes(digest[:4], "big") % (len(text) - 20)
+        while at < len(text) and not text[at - 1].isalnum():
+            at += 1
+        return text[:at] if at < len(text) - 1 else None
+
+    return rewrite
+
+
 def _cut_whole(fraction: float) -> Rewrite:
     """The paste cut mid-line at a fraction of its length (a paste stopped short, a comment over a size limit)."""
 
@@ -148,11 +174,18 @@ REWRITES: dict[str, Rewrite] = {
     "rank-prefix": _prefix("[rank3]: "),
     "timestamp": _prefix("2024-05-07 14:43:59,173 - ERROR - "),
     "pid-prefix": _prefix("(VllmWorker TP1 pid=4242) ERROR 05-07 14:43:59 [worker.py:88] "),
+    "vllm-info": _prefix("INFO 05-12 10:11:12 [file.py:12] "),
+    "vllm-rank": _prefix("(VllmWorker rank=1 pid=2) "),
+    "indent": _indent,
+    "ansi": _ansi,
     "crlf": _crlf,
     "last-line": _last_line,
     "cut-whole-50": _cut_whole(0.5),
     "cut-whole-75": _cut_whole(0.75),
     "cut-whole-90": _cut_whole(0.9),
+    "cut-random-1": _cut_random(1),
+    "cut-random-2": _cut_random(2),
+    "cut-random-3": _cut_random(3),
 }
 
 

@@ -3,6 +3,8 @@ measures it on the corpus's dev split): CRLF line ends, cuts inside a message, a
 
 from __future__ import annotations
 
+import textwrap
+
 import pytest
 
 from rootcause.adapters.loading import load_index
@@ -88,3 +90,66 @@ def test_pattern_objects() -> None:
     assert misses_object("No such file or directory: 'b", frozenset({"cmake"}))
     assert not misses_object("No such file or directory: 'cmake'", frozenset({"cmake"}))
     assert not misses_object("anything", frozenset())
+
+
+@pytest.mark.parametrize(
+    "cut",
+    [
+        "ModuleNotFoundError: No module named 'nemo",  # 'nemo' or 'nemo_text_processing'
+        "ModuleNotFoundError: No module named 'torch",  # 'torch', 'torchvision' or 'torch._six'
+        "ModuleNotFoundError: No module named 'pytorch_lightning.mode",  # the lexical stage guessed a module
+    ],
+)
+def test_a_paste_cut_inside_the_quoted_name_it_is_about_is_not_claimed(canon_index, cut: str) -> None:
+    assert first_claim(cut, canon_index) is None
+
+
+def test_a_quoted_name_left_whole_or_cut_after_the_member_still_answers(canon_index) -> None:
+    assert (
+        first_claim("ModuleNotFoundError: No module named 'torch'", canon_index) == "packaging/torch-module-not-found"
+    )
+    cut_after_member = "ImportError: cannot import name 'MODEL_TYPE_TO_PEFT_MODEL_MAPPING' from 'peft.m"
+    assert first_claim(cut_after_member, canon_index) == "huggingface/ml-package-cannot-import-name"
+
+
+@pytest.mark.parametrize(
+    ("cut", "not_this"),
+    [
+        ("RuntimeError: DataLoader worker (pid 16725) is killed by sig", "pytorch/dataloader-worker-killed-oom"),
+        ("RuntimeError: Input type (torch.cuda.FloatTensor) and w", "pytorch/tensor-conv-input-weight-device"),
+        ("Input type (MPSBFloat16Type) and weight t", "pytorch/tensor-dtype-mismatch"),
+        ("RuntimeError: CUDA error: operation n", "cuda/operation-not-supported"),
+        ("RuntimeError: cuda runtime error (8", "cuda/operation-not-supported"),
+        ("requests.exceptions.HTTPError: 403 Client Error: Forbidden f", "huggingface/hub-forbidden-403"),
+    ],
+)
+def test_a_line_cut_where_two_entries_messages_still_agree_is_neither_entrys(
+    canon_index, cut: str, not_this: str
+) -> None:
+    """The cut line runs on in another entry's own message as well (its examples): neither a cut form nor the
+    lexical stage may pick one of them."""
+    assert first_claim(cut, canon_index) in (None, "cuda/cuda-runtime-error-code")
+    assert first_claim(cut, canon_index) != not_this
+
+
+def test_a_line_cut_inside_one_entrys_message_is_that_entrys(canon_index) -> None:
+    assert first_claim("RuntimeError: cu_seqlens_q must have s", canon_index) == "cuda/flash-attn-cu-seqlens-shape"
+    assert first_claim("RuntimeError: CUDA error: no kernel image is availa", canon_index) == "cuda/no-kernel-image"
+
+
+def test_a_fence_language_tag_is_framing_not_a_word_of_the_log(canon_index) -> None:
+    """```python on a line of its own says how the paste is shown, not that a Python program ran."""
+    assert first_claim("**Error:**\n```python\nSegmentation fault (core dumped)\n```", canon_index) is None
+    ran = "```python\nimport torch\nx = torch.ones(2)\nSegmentation fault (core dumped)\n```"
+    assert first_claim(ran, canon_index) == "pytorch/native-crash-shell-signal"
+
+
+def test_terminal_colours_and_an_indented_paste_are_framing(canon_index) -> None:
+    """A colour code at a line's start or end hid it from anchored patterns; a paste indented whole (a markdown
+    code block) kept its margin."""
+    assert (
+        first_claim("\x1b[31mlmdeploy: command not found\x1b[0m", canon_index) == "packaging/ml-cli-command-not-found"
+    )
+    indented = "    `ModuleNotFoundError: No module named 'torch'`"
+    assert first_claim(indented, canon_index) == "packaging/torch-module-not-found"
+    assert first_claim(textwrap.indent(TE, "    "), canon_index) == "packaging/transformer-engine-extension-not-found"

@@ -121,6 +121,24 @@ def test_a_notice_beside_a_traceback_cut_before_its_exception_is_no_known_error(
     assert not plain.matched
 
 
+WHEEL = make_entry("t/wheel", r"Failed building wheel for (?P<package>\S+)", "x", role="wrapper")
+COMPILE_ERROR = (
+    "/opt/torch/include/ATen/core/boxing/impl/make_boxed_from_unboxed_functor.h:203:37: error: static assertion "
+    "failed: You tried to register a kernel with an unsupported\n  error: command 'gcc' failed with exit status 1\n"
+)
+
+
+def test_a_wrapper_beside_a_compile_error_no_entry_explains_is_no_known_error() -> None:
+    d = diagnose_text(COMPILE_ERROR + "  ERROR: Failed building wheel for transformer-engine\n", index_of(WHEEL))
+    assert [f.id for f in d.findings] == ["t/wheel"], "the wrapper is still shown"
+    assert not d.matched and "static assertion failed" in (d.abstain_reason or "")
+    alone = diagnose_text("  ERROR: Failed building wheel for transformer-engine\n", index_of(WHEEL))
+    assert alone.matched, "a wrapper alone still answers"
+    cause = make_entry("t/cause", r"static assertion failed: You tried to register a kernel", "x")
+    explained = diagnose_text(COMPILE_ERROR + "ERROR: Failed building wheel for te\n", index_of(WHEEL, cause))
+    assert explained.matched and explained.findings[0].id == "t/cause"
+
+
 def test_pattern_before_lexical() -> None:
     lexical_only = make_entry(
         "t/lexical",

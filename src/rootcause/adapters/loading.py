@@ -265,6 +265,7 @@ def _from_cache(payload: dict[str, Any], lazy: bool, source: Path) -> tuple[Mapp
         derived=payload["patterns"],
         lazy_regex=lazy,
         specific_texts=payload["specific_texts"],
+        message_lines=payload["message_lines"],
     )
     return catalog, index
 
@@ -291,6 +292,7 @@ def _build(
         "lexical": index.lexical,
         "patterns": index.derived_patterns(),
         "specific_texts": index.specific_texts(),
+        "message_lines": index.message_lines(),
     }
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

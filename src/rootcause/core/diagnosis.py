@@ -36,7 +36,7 @@ from rootcause.core.findings import (
     WorkaroundView,
 )
 from rootcause.core.matching.backends import foreign_to, misses_object, other_names
-from rootcause.core.matching.claims import cut_member, signature_objects
+from rootcause.core.matching.claims import cut_owners, cut_quoted_name, names_none_when_cut, signature_objects
 from rootcause.core.matching.index import CompiledIndex
 from rootcause.core.matching.lexical import is_boilerplate
 from rootcause.core.matching.scan import Hit, ScanResult, SourceScanner, iter_text_chunks
@@ -46,6 +46,7 @@ from rootcause.core.ordering import (
     notices_beside_a_crash,
     unclassified_of,
     without_ambiguous_truncations,
+    wrapper_beside_a_compile_error,
     wraps_an_unknown_error,
 )
 from rootcause.core.triage.model import TriageReport
@@ -244,6 +245,10 @@ def diagnose_sources(
     """
     groups: dict[str, _Group] = {}
     lexical_lines: list[tuple[int, str, int, str, str, int | None]] = []
+    # lines cut before the words that tell entries apart (two entries' cut forms): the lexical stage would only
+    # pick one of the entries the cut left open
+    cut_lines: set[tuple[str, int]] = set()
+    open_lines: set[tuple[str, int]] = set()  # the last line of a paste with no final line break: maybe cut
     detected: Environment = {}
     inputs: list[InputSummary] = []
     truncated = 0
@@ -270,13 +275,14 @@ def diagnose_sources(
         )
         for name, version in result.env.items():
             detected.setdefault(name, version)
-        for hit in without_ambiguous_truncations(result.hits, index):
+        ambiguous: set[int] = set()
+        for hit in without_ambiguous_truncations(result.hits, index, ambiguous):
             if hit.rank is None and source.rank is not None:
                 hit.rank = source.rank
             entry_id = index.patterns[hit.pattern].entry_id
             entry = index.entries[entry_id]
-            if entry.family and result.open_end and hit.line == result.lines and cut_member(hit, index):
-                continue  # a paste cut inside a specific entry's message: the family's parameter is only its prefix
+            if result.open_end and hit.line == result.lines and names_none_when_cut(hit, entry, index):
+                continue  # the paste is cut where the line may still be another entry's message (claims.py)
             group = groups.get(entry_id)
             if group is None:
                 score = GENERIC_SCORE if entry.generic else PATTERN_SCORE
@@ -298,6 +304,10 @@ def diagnose_sources(
             if len(group.hits) < 64:
                 group.hits.append((source.name, hit))
         for line_no, raw, clean, rank in result.errorish:
+            if result.open_end and line_no == result.lines:
+                open_lines.add((source.name, line_no))
+            if line_no in ambiguous:
+                cut_lines.add((source.name, line_no))
             lexical_lines.append((order, source.name, line_no, raw, clean, rank if rank is not None else source.rank))
 
     nearest: list[Candidate] = []
@@ -307,15 +317,23 @@ def diagnose_sources(
     for order, source_name, line_no, raw, clean, rank in lexical_lines:
         if (source_name, line_no) in pattern_lines or is_boilerplate(clean):
             continue  # a frame line or a traceback header says nothing about the cause
+        if (source_name, line_no) in cut_lines:
+            continue  # cut before the words that name the entry: the words left fit another entry as well
         foreign = foreign_to(clean)
         found = index.lexical.search(clean, limit=3)
+        # a cut line that runs on in some entries' own messages is one of theirs, or names none when they are several
+        owners = cut_owners(clean, index) if (source_name, line_no) in open_lines else set()
+        # cut inside a quoted name, only the entry whose own message runs on from it may claim the line
+        named = (source_name, line_no) in open_lines and cut_quoted_name(clean) is not None
         # a line that fits two entries about equally tells them apart no better than a cut title does: it names neither
         tied = len(found) > 1 and found[1][1] >= found[0][1] - LEXICAL_TIE
         for entry_id, sim in found:
             if entry_id in groups and groups[entry_id].matched_by == "pattern":
                 continue
             entry = index.entries[entry_id]
-            claimable = _claimable(index, clean, entry, foreign)
+            claimable = _claimable(index, clean, entry, foreign) and (
+                owners == {entry_id} or (not owners and not named)
+            )
             if sim >= LEXICAL_THRESHOLD and claimable and not tied:
                 hit = Hit(-1, line_no, line_no, raw[:2000], clean[:2000], {}, rank)
                 group = groups.get(entry_id)
@@ -348,8 +366,11 @@ def diagnose_sources(
             "no known error matched: no pattern matched and no lexical candidate reached "
             f"the threshold ({LEXICAL_THRESHOLD})"
         )
-    wrapped = wraps_an_unknown_error(findings, catch_alls, explained) or notices_beside_a_crash(
-        findings, (line[4] for line in lexical_lines if (line[1], line[2]) not in explained)
+    unexplained = [line[4] for line in lexical_lines if (line[1], line[2]) not in explained]
+    wrapped = (
+        wraps_an_unknown_error(findings, catch_alls, explained)
+        or notices_beside_a_crash(findings, unexplained)
+        or wrapper_beside_a_compile_error(findings, unexplained)
     )
     if wrapped is not None:
         reason = (

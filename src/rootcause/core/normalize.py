@@ -62,7 +62,8 @@ _FRAMING = [
     ("quote", re.compile(r"^\s{0,3}>(?: |$)")),
     # a log viewer's or a table's gutter (Buildkite, GitHub Actions tables): "  | Traceback ..."
     ("gutter", re.compile(r"^\s{0,3}\|\s(?=\s*\S)")),
-    ("fence", re.compile(r"^\s{0,3}(?:```+|~~~+)(?:[\w+-]+\s+)?(?=\S)")),
+    # a fence line alone with its language tag (```python) is framing whole: the tag is no word of the log
+    ("fence", re.compile(r"^\s{0,3}(?:```+|~~~+)(?:[\w+.-]*\s*$|(?:[\w+-]+\s+)?(?=\S))")),
     ("emphasis", re.compile(r"^(?:\*\*|__)(?=\S)")),  # only when the line also ends with it (below)
     ("bullet", re.compile(r"^\s{0,3}(?:[-+]|\*(?!\*)|\d{1,2}\.)\s+(?=\S)")),
     ("prompt", re.compile(r"^(?:\([\w.-]+\)\s+)?(?:[\w.-]+@[\w.-]+:[^\s$#]*\s?)?[$#]\s+(?=\S)")),

@@ -4,6 +4,7 @@ become facts about unclassified exceptions rather than findings."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from typing import Protocol, TypeVar
 
@@ -24,12 +25,15 @@ class _HasHits(Protocol):
 G = TypeVar("G", bound=_HasEntry)
 
 
-def without_ambiguous_truncations(hits: list[Hit], index: CompiledIndex) -> list[Hit]:
+def without_ambiguous_truncations(
+    hits: list[Hit], index: CompiledIndex, ambiguous: set[int] | None = None
+) -> list[Hit]:
     """A truncated pattern's hit counts only when no full pattern matched the same line (the line is complete, and
     that entry's) and no other entry's truncated pattern did: a line cut before the words that tell two entries
     apart names neither (a family entry is no rival of its members: ``_ambiguous``). A family entry's full match does
     not hide another entry's cut form: the family names only the class (``CUDA error: ...``) in which the cut words
-    still place a member."""
+    still place a member. ``ambiguous`` collects the lines whose cut forms named no single answer: the lexical
+    stage must not pick one of those entries either."""
     full = {
         h.line
         for h in hits
@@ -44,7 +48,11 @@ def without_ambiguous_truncations(hits: list[Hit], index: CompiledIndex) -> list
     kept = []
     for h in hits:
         p = index.patterns[h.pattern]
-        if p.truncated and (h.line in full or _ambiguous(cut_owners[h.line], index)):
+        if p.truncated and h.line in full:
+            continue
+        if p.truncated and _ambiguous(cut_owners[h.line], index):
+            if ambiguous is not None:
+                ambiguous.add(h.line)
             continue
         kept.append(h)
     return kept
@@ -97,6 +105,21 @@ def wraps_an_unknown_error(
             if (src, hit.line) not in explained:
                 return f"{hit.params.get('exc', '')}: {hit.params.get('message', '')}"[:200]
     return None
+
+
+# A C, C++ or CUDA compiler's error line (gcc, clang, nvcc, MSVC): the cause inside a failed extension build.
+_COMPILER_ERROR = re.compile(
+    r"\.(?:c|cc|cpp|cxx|cu|cuh|h|hh|hpp|hxx|inl)(?::\d+(?::\d+)?|\(\d+\)):\s+(?:fatal )?error(?: C\d+)?:\s*\S"
+)
+
+
+def wrapper_beside_a_compile_error(findings: Sequence[object], unexplained_lines: Iterable[str]) -> str | None:
+    """When every finding is a wrapper (pip's failed wheel build, a failed ninja or setup.py build) and the input
+    shows a compiler's error line that no finding explains (``functor.h:203:37: error: static assertion failed``),
+    the build died of that error, which no entry knows: the wrapper is no answer. Gives the line, or None."""
+    if not findings or any(getattr(f, "role", "cause") != "wrapper" for f in findings):
+        return None
+    return next((line.strip()[:200] for line in unexplained_lines if _COMPILER_ERROR.search(line)), None)
 
 
 def notices_beside_a_crash(findings: Sequence[object], unexplained_lines: Iterable[str]) -> str | None:

@@ -33,6 +33,7 @@ def make_payload(index: CompiledIndex) -> IndexPayload:
             "lexical": index.lexical,
             "patterns": index.derived_patterns(),
             "specific_texts": index.specific_texts(),
+            "message_lines": index.message_lines(),
         },
         protocol=pickle.HIGHEST_PROTOCOL,
     )
@@ -51,6 +52,7 @@ def _build(payload: IndexPayload) -> CompiledIndex:
         derived=state["patterns"],
         lazy_regex=True,
         specific_texts=state["specific_texts"],
+        message_lines=state["message_lines"],
     )
 
 

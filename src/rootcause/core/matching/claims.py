@@ -1,6 +1,6 @@
-"""Two checks that keep a claim from resting on a cut or sibling line: whether a family's hit is a specific
-entry's message cut inside its member (``CUDA error: an ille``), and what an entry's message is about (the named
-object a sibling message would lack)."""
+"""Checks that keep a claim from resting on a cut or sibling line: whether a family's hit is a specific entry's
+message cut inside its member (``CUDA error: an ille``), whether a hit reads a quoted name the paste cuts
+(``No module named 'nemo``), and what an entry's message is about (the named object a sibling message would lack)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from rootcause.core.matching.backends import pattern_objects
 from rootcause.core.matching.patterns import compile_re2
+from rootcause.core.matching.shapes import message_shape
 from rootcause.errors import PatternError
 
 if TYPE_CHECKING:
@@ -46,6 +47,70 @@ def runs_on_in_specific_text(tail: str, index: CompiledIndex) -> bool:
             held.clear()
         held[tail] = found
     return found
+
+
+# a quoted name that runs to the end of the line with its quote never closed: ``'nemo``, ``"torch.dist``
+_UNCLOSED_NAME = re.compile(r"""(?<!\w)(['"])[\w.\-/]+$""")  # a quote after a letter is an apostrophe (jit'd)
+
+
+def cut_quoted_name(line: str) -> int | None:
+    """Where the quoted name that a cut line ends in starts (its opening quote), or None when the line does not
+    end inside its first quote: ``No module named 'nemo`` may be ``'nemo'`` or ``'nemo_text_processing'``. Only
+    the line's first quoted name counts, the member its message is about: in ``cannot import name 'X' from 'peft.m``
+    the member is whole and the cut name only says where it was looked for."""
+    end = line.rstrip()
+    found = _UNCLOSED_NAME.search(end)
+    if found is None or end.count(found.group(1)) != 1:
+        return None
+    return found.start()
+
+
+def reads_a_cut_name(hit: Hit, index: CompiledIndex) -> bool:
+    """Whether a full one-line pattern's hit on the last line of a paste with no final line break reads into a
+    quoted name that the cut leaves open (its closing quote optional): the name it took whole (a package, a module)
+    is then only a prefix of the real one (``No module named 'torch`` of ``'torchvision'``)."""
+    pattern = index.patterns[hit.pattern]
+    if pattern.truncated or pattern.window != 1:
+        return False  # a cut form reads the cut inside its own literal name (``'use_auth_t``): cut_owners judges it
+    at = cut_quoted_name(hit.clean)
+    name = "" if at is None else hit.clean.rstrip()[at + 1 :]
+    if not name or "." in name:
+        return False  # cut past a package's name (``'torch.profil``): the package is whole, its entries still hold
+    # only a name the pattern lists whole (``torch``, ``nemo``) is in doubt; a parameter's value (``['--t``) is not
+    return re.search(r"(?<!\w)" + re.escape(name) + r"(?!\w)", pattern.regex) is not None
+
+
+CUT_MIN = 16  # characters of a cut message that another entry's message must hold for the cut to name neither
+
+
+def cut_owners(cut: str, index: CompiledIndex) -> set[str]:
+    """The specific and generic entries whose own message (a line of their signature or examples that their own
+    pattern matches) holds this cut message as it is, or else parameters aside: the entries it may be cut from
+    (``DataLoader worker (pid 1) is killed by sig`` is the segfault's and the OOM kill's)."""
+    text, shape = message_shape(cut)
+    if len(shape) < CUT_MIN:
+        return set()
+    lines = index.message_lines()
+    return {e for e, own, _ in lines if text in own} or {e for e, _, own_shape in lines if shape in own_shape}
+
+
+def cut_message(hit: Hit, index: CompiledIndex) -> str:
+    """The cut line from where the hit's pattern starts to match it (framing and the user's words before it off)."""
+    found = compile_re2(index.patterns[hit.pattern].regex).search(hit.clean)
+    return hit.clean if found is None else hit.clean[found.start() :]
+
+
+def names_none_when_cut(hit: Hit, entry: Entry, index: CompiledIndex) -> bool:
+    """Whether a hit on the last line of a paste with no final line break rests on the cut: a family's parameter
+    cut inside a specific entry's message, a quoted name the cut leaves open, or a cut form whose words run on in
+    another entry's own message as well (a family is no rival of its members: docs/ranking.md)."""
+    if entry.family and cut_member(hit, index):
+        return True
+    if reads_a_cut_name(hit, index):
+        return True
+    if not index.patterns[hit.pattern].truncated or entry.family:
+        return False
+    return bool(cut_owners(cut_message(hit, index), index) - {entry.id})
 
 
 _SIGNATURE_OBJECTS: dict[str, frozenset[str]] = {}

@@ -20,6 +20,7 @@ import re2
 from rootcause.core.matching.heads import MIN_HEAD, TAIL_LITERAL_MIN, derive_heads, required_literal, scan_tail
 from rootcause.core.matching.lexical import LexicalIndex
 from rootcause.core.matching.patterns import compile_re2, group_names, literal_length, prefilter_source
+from rootcause.core.matching.shapes import message_shape
 from rootcause.core.model import Entry
 from rootcause.core.triage.keywords import KEYWORDS as TRIAGE_KEYWORDS
 from rootcause.core.versions import ENV_HINT_REGEX
@@ -115,6 +116,7 @@ class CompiledIndex:
         derived: DerivedPatterns | None = None,
         lazy_regex: bool = False,
         specific_texts: str | None = None,
+        message_lines: list[tuple[str, str, str]] | None = None,
     ) -> None:
         """``entries``: a list (withdrawn entries are left out), or the live entries by id already (a cache's,
         which may load each entry when first asked for). ``literal_above``: past this many scanned patterns, the
@@ -145,6 +147,7 @@ class CompiledIndex:
         self._literal_above = literal_above
         self.lexical = lexical if lexical is not None else LexicalIndex.build(self._lexical_docs())
         self._specific_texts = specific_texts  # a cache's, or built when first needed (specific_texts())
+        self._message_lines = message_lines  # a cache's, or built when first needed (message_lines())
         # after the canon's patterns: errorish, env, then triage's keywords (one id each)
         n = self.n_scanned
         self.special_ids = {"errorish": n, "env": n + 1, "triage": n + 2}
@@ -202,6 +205,31 @@ class CompiledIndex:
             ]
             self._specific_texts = "\n" + "\n".join(texts) + "\n"
         return self._specific_texts
+
+    def message_lines(self) -> list[tuple[str, str, str]]:
+        """(entry id, its two forms: claims.message_shape) of each line of a specific or generic entry's signature and
+        examples that one of its own one-line patterns matches: its own message, never a line quoted beside it.
+        What a line cut short is checked against (claims.cut_owners). Built once; the index cache holds it, like
+        specific_texts(), so that a lazily loaded canon does not unpickle every entry for it."""
+        if self._message_lines is None:
+            found: list[tuple[str, str, str]] = []
+            for entry in self.entries.values():
+                if entry.family or entry.catch_all:
+                    continue
+                own = []
+                for p in entry.patterns:
+                    if p.window != 1:
+                        continue
+                    try:
+                        own.append(compile_re2(p.regex))
+                    except PatternError:
+                        continue
+                for text in (entry.signature, *(ex.text for ex in entry.examples)):
+                    for line in text.splitlines():
+                        if any(rx.search(line) for rx in own):
+                            found.append((entry.id, *message_shape(line)))
+            self._message_lines = found
+        return self._message_lines
 
     def derived_patterns(self) -> DerivedPatterns:
         """The patterns and how many of them are scanned (the rest are derived heads), for a cache to give back

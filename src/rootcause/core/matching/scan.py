@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import re
+import textwrap
 from collections import deque
 from collections.abc import Iterator
 from typing import Protocol
@@ -40,6 +42,7 @@ __all__ = [
 ]
 
 CHUNK_LIMIT = 4 << 20
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*\x07")  # as normalize.ANSI_RE
 OVERLAP_LIMIT = 256 << 10  # at most this much of a chunk is carried into the next scan
 MAX_CONTEXT = 8 << 10  # the most of a multi-line match's window a hit keeps
 MAX_CONTEXTS = 256  # hits that keep their window, per input
@@ -421,6 +424,13 @@ def count_newlines(data: bytes, start: int, end: int) -> int:
 
 
 def iter_text_chunks(text: str, size: int = 1 << 20) -> Iterator[bytes]:
+    """A pasted text as chunks of bytes. What a paste's copy adds is taken off first: a terminal's colour codes (at
+    a line's start or end they hide it from anchored patterns) and the margin of a paste indented whole (a
+    markdown code block); a log file keeps its lines as they are (its findings quote them)."""
+    if "\x1b" in text:
+        text = _ANSI.sub("", text)
+    if text[:1] in (" ", "\t") and len(text) <= size:
+        text = textwrap.dedent(text)
     data = text.encode("utf-8", "replace")
     for i in range(0, len(data), size):
         yield data[i : i + size]
