@@ -108,6 +108,16 @@ def test_a_notice_beside_an_exception_no_entry_explains_is_no_known_error() -> N
     assert not d.matched and "beside an exception no entry explains" in (d.abstain_reason or "")
 
 
+def test_a_notice_beside_an_error_level_log_line_is_no_known_error() -> None:
+    """A failure logged rather than raised (``[ERROR:modelscope] ...``) is still what the job died of."""
+    log = NOTICE_LINE + "\n[ERROR:modelscope] The request model: unknown does not exist!\n"
+    d = diagnose_text(log, index_of(NOTICE, CATCH_ALL))
+    assert [f.id for f in d.findings] == ["t/notice"] and not d.matched
+    assert "The request model" in (d.abstain_reason or "")
+    calm = diagnose_text(NOTICE_LINE + "\nINFO - starting epoch 1 after the failed-batch retry\n", index_of(NOTICE))
+    assert calm.matched, "an info line is no failure of its own"
+
+
 def test_a_notice_beside_a_traceback_cut_before_its_exception_is_no_known_error() -> None:
     ipython = (
         "-" * 75 + "\nRuntimeError                              Traceback (most recent call last)\nCell In[3], line 11"

@@ -122,13 +122,25 @@ def wrapper_beside_a_compile_error(findings: Sequence[object], unexplained_lines
     return next((line.strip()[:200] for line in unexplained_lines if _COMPILER_ERROR.search(line)), None)
 
 
+# A line that reports a failure of its own: an exception (``ValueError: ...``) or a log record at error level
+# (``[ERROR:modelscope] ...``, ``ERROR 02-20 09:04:16 registry.py:306] ...``, ``E1202 ...`` is framing, stripped).
+_ERROR_OF_ITS_OWN = re.compile(r"^\W*(?:[\w.]*(?:Error|Exception)\b:|(?:ERROR|FATAL|CRITICAL)\b)")
+
+
 def notices_beside_a_crash(findings: Sequence[object], unexplained_lines: Iterable[str]) -> str | None:
     """When every finding is a notice (a warning printed while the job went on) and the input shows a Python
-    traceback that no finding explains, even one cut before its exception line, the job died of something else:
-    no known error matched. Gives the traceback's header line, or None."""
+    traceback, an exception line or an error-level log line that no finding explains (a traceback even cut before its
+    exception line), the job died of something else: no known error matched. Gives that line, or None."""
     if not findings or any(getattr(f, "role", "cause") != "notice" for f in findings):
         return None
-    return next((line.strip()[:200] for line in unexplained_lines if TRACEBACK_HEADER in line), None)
+    return next(
+        (
+            line.strip()[:200]
+            for line in unexplained_lines
+            if TRACEBACK_HEADER in line or _ERROR_OF_ITS_OWN.match(line.strip())
+        ),
+        None,
+    )
 
 
 def unclassified_of(
