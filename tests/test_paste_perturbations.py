@@ -82,6 +82,20 @@ def test_a_copy_failure_after_matching_shapes_is_not_a_size_mismatch(canon_index
     assert first_claim(old, canon_index) == "pytorch/state-dict-size-mismatch"
 
 
+def test_torchrun_closing_its_other_workers_is_a_notice_under_the_child_failure(canon_index) -> None:
+    """torchrun's ``Sending process N closing signal SIGTERM`` is printed while it tears the group down after a
+    worker failed: its ChildFailedError summary, printed later, is the primary error of a paste with no cause line."""
+    log = (
+        "WARNING:torch.distributed.elastic.multiprocessing.api:Sending process 1123 closing signal SIGTERM\n"
+        "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 1 (pid: 1124) of binary: "
+        "/usr/bin/python3\n"
+        "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: \n"
+    )
+    assert first_claim(log, canon_index) == "pytorch/elastic-child-failed"
+    alone = "[WARNING] Sending process 270 closing signal SIGTERM"
+    assert first_claim(alone, canon_index) == "pytorch/elastic-closing-workers-signal"
+
+
 def test_pattern_objects() -> None:
     assert pattern_objects("No such file or directory: 'cmake'") == {"cmake"}
     assert pattern_objects(r"found for (?P<package>torch(?:vision|audio)?)\b") == {"torch"}
