@@ -9,6 +9,7 @@ import random
 import pytest
 
 import rootcause.core.matching.heads as heads
+import rootcause.core.matching.skeletons as skeletons
 
 
 def _scan(joined: str, head: str) -> set[int]:
@@ -23,12 +24,12 @@ def _scan(joined: str, head: str) -> set[int]:
 def test_pieces_find_every_occurrence_the_scan_finds(monkeypatch: pytest.MonkeyPatch, seed: int) -> None:
     rnd = random.Random(seed)
     words = ["cuda error", "no kernel", "\0", " is ", "failed to", "rank", "nccl", "x"]
-    skeletons = [(f"e{i % 40}", "".join(rnd.choice(words) for _ in range(rnd.randint(3, 30)))) for i in range(400)]
-    monkeypatch.setattr(heads, "GRAMS_ABOVE", 0)
-    indexed = heads._Skeletons(skeletons)
+    pairs = [(f"e{i % 40}", "".join(rnd.choice(words) for _ in range(rnd.randint(3, 30)))) for i in range(400)]
+    monkeypatch.setattr(skeletons, "GRAMS_ABOVE", 0)
+    indexed = skeletons.Skeletons(pairs)
     assert indexed.pieces is not None
     for _ in range(300):
-        _, text = rnd.choice(skeletons)
+        _, text = rnd.choice(pairs)
         start = rnd.randrange(len(text))
         head = text[start : start + rnd.randint(1, 40)]
         assert set(indexed.occurrences(head)) == _scan(indexed.joined, head), head
@@ -39,5 +40,5 @@ def test_a_large_canon_derives_the_same_heads_through_pieces(monkeypatch: pytest
 
     entries = load_entries()
     scanned = sorted(heads.derive_heads(entries))
-    monkeypatch.setattr(heads, "GRAMS_ABOVE", 0)
+    monkeypatch.setattr(skeletons, "GRAMS_ABOVE", 0)
     assert sorted(heads.derive_heads(entries)) == scanned

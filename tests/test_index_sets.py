@@ -10,7 +10,7 @@ import string
 import pytest
 import re2
 
-from rootcause.core.matching.index import SetCompileError, compiled_sets
+from rootcause.core.matching.re2_sets import SetCompileError, compiled_sets
 
 
 def _truncated_head(word: str) -> str:

@@ -80,6 +80,9 @@ DERIVING_MODULES = (
     "rootcause.core.matching.patterns",
     "rootcause.core.matching.lexical",
     "rootcause.core.matching.claims",
+    "rootcause.core.matching.shapes",
+    "rootcause.core.matching.skeletons",
+    "rootcause.core.matching.re2_sets",
 )
 
 

@@ -16,11 +16,10 @@ tried on small inputs (pastes) only, after the scan (``SourceScanner.finish``): 
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from functools import lru_cache
-from itertools import accumulate
 
+from rootcause.core.matching.skeletons import Skeletons, held_elsewhere
 from rootcause.core.model import Entry
 
 MIN_HEAD = 20
@@ -309,60 +308,6 @@ def _cut_within(atom: str) -> str:
     return f"(?:{'|'.join(chains)})"
 
 
-GRAM = 8  # characters of a sampled piece of the joined skeletons
-STRIDE = 8  # a piece is kept every STRIDE characters
-GRAMS_ABOVE = 1_000_000  # characters of joined skeletons above which heads are looked up by their pieces
-
-
-class _Skeletons:
-    """Every pattern's skeleton, joined into one text to search. Above ``GRAMS_ABOVE`` characters (a canon of some
-    thousands of entries) the text is also indexed by the ``GRAM``-character pieces that start every ``STRIDE``
-    characters: an occurrence of a head of at least ``GRAM + STRIDE - 1`` characters holds one of them at a known
-    offset, so a head is found through its pieces' positions instead of a scan of the whole text (one scan per
-    pattern made deriving the heads quadratic in the canon: 1,000 CPU s at 100,000 entries)."""
-
-    def __init__(self, skeletons: list[tuple[str, str]]) -> None:
-        self.items = skeletons
-        self.joined = "\x01".join(text for _, text in skeletons)
-        self.starts = list(accumulate((len(text) + 1 for _, text in skeletons), initial=0))
-        self.pieces: dict[str, list[int]] | None = None
-        if len(self.joined) > GRAMS_ABOVE:
-            pieces: dict[str, list[int]] = {}
-            joined = self.joined
-            for at in range(0, len(joined) - GRAM + 1, STRIDE):
-                pieces.setdefault(joined[at : at + GRAM], []).append(at)
-            self.pieces = pieces
-
-    def occurrences(self, head: str) -> Iterator[int]:
-        """Where ``head`` starts in the joined text (every occurrence, in no particular order)."""
-        joined = self.joined
-        if self.pieces is None or len(head) < GRAM + STRIDE - 1:
-            at = joined.find(head)
-            while at >= 0:
-                yield at
-                at = joined.find(head, at + 1)
-            return
-        for offset in range(STRIDE):  # an occurrence at q holds the piece at the next multiple of STRIDE from q
-            for at in self.pieces.get(head[offset : offset + GRAM], ()):
-                start = at - offset
-                if start >= 0 and joined.startswith(head, start):
-                    yield start
-
-
-def _held_elsewhere(all_: _Skeletons, entry_id: str) -> Shared:
-    """Whether another entry's skeleton holds this head's: the same literal text, a parameter where it has one (a
-    literal there is a narrower message, ``exitcode: -9`` against ``exitcode: N``, which the head does not hold)."""
-    skeletons, starts = all_.items, all_.starts
-
-    def shared(head: str) -> bool:
-        head = head.lstrip("\0")
-        if not head:
-            return True
-        return any(skeletons[bisect_right(starts, at) - 1][0] != entry_id for at in all_.occurrences(head))
-
-    return shared
-
-
 # An escape that stands for more than its own next character (\\x41, \\Q...\\E, \\123, \\pL) or a case-folding flag: the
 # pattern gives no required literal that a byte-wise scan could use.
 _NO_LITERAL = re.compile(r"\\[xQ0-9cuUoNEzCpP]|\(\?[a-zA-Z-]*i")
@@ -417,13 +362,13 @@ def scan_tail(regex: str) -> str:
 def derive_heads(entries: list[Entry]) -> list[tuple[str, str, bool]]:
     """(entry id, truncated pattern, whether it is a consequence pattern) for every single-line pattern that has
     one, unless another entry derives the same."""
-    skeletons = _Skeletons([(e.id, skeleton(p.regex)) for e in entries if not e.catch_all for p in e.patterns])
+    skeletons = Skeletons([(e.id, skeleton(p.regex)) for e in entries if not e.catch_all for p in e.patterns])
     owners: dict[str, set[tuple[str, bool]]] = {}
     for entry in entries:
         if entry.catch_all:
             continue
         # a family's head does not grow past its members' words: cut before them, the line is still the family's
-        shared = None if entry.family else _held_elsewhere(skeletons, entry.id)  # one joined text per entry: cheap
+        shared = None if entry.family else held_elsewhere(skeletons, entry.id)  # one joined text per entry: cheap
         for p in entry.patterns:
             cut = truncated(p.regex, shared) if p.window == 1 else None
             if cut is not None:

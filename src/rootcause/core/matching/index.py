@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,6 +20,7 @@ import re2
 from rootcause.core.matching.heads import MIN_HEAD, TAIL_LITERAL_MIN, derive_heads, required_literal, scan_tail
 from rootcause.core.matching.lexical import LexicalIndex
 from rootcause.core.matching.patterns import compile_re2, group_names, literal_length, prefilter_source
+from rootcause.core.matching.re2_sets import SetCompileError, compiled_sets
 from rootcause.core.matching.shapes import message_shape
 from rootcause.core.model import Entry
 from rootcause.core.triage.keywords import KEYWORDS as TRIAGE_KEYWORDS
@@ -43,7 +44,6 @@ MAX_WINDOW = 50
 # line the pattern matches, and a few more, which RE2 then rejects; the shipped canon stays under the threshold.
 LITERAL_ABOVE = 4096
 LITERAL_MIN = 8
-TRUNCATED_SET_SIZE = 4096  # patterns per RE2 set (a 10k-entry canon failed to compile sets of 8,192 truncated heads)
 SCRATCH_POOL = 64  # scratch spaces kept for reuse: as many as scans may run at once
 # google-re2's core object (the wrapper's private `_regexp`, read since 1.1): confirm() asks it for byte spans directly.
 # Where a release lacks it, confirm() takes the wrapper's public search() instead (same groups, slower).
@@ -57,36 +57,6 @@ def _set_options(n_patterns: int) -> re2.Options:
     options = re2.Options()
     options.max_mem = max(64 << 20, min(n_patterns * (64 << 10), 8 << 30))
     return options
-
-
-class SetCompileError(Exception):
-    def __init__(self, member: int) -> None:
-        super().__init__(member)
-        self.member = member
-
-
-def compiled_sets(
-    regexes: Sequence[str], members: list[int], options: re2.Options, chunk_size: int = TRUNCATED_SET_SIZE
-) -> list[tuple[Any, list[int]]]:
-    """RE2 sets over ``members`` (indexes into ``regexes``): chunks of at most ``chunk_size``, and a chunk that RE2
-    cannot compile as one set (its memory budget and its simplifier's are per set, not per pattern) split in halves
-    until each compiles, at most log2(chunk_size) splits deep. Each set's match ids index its member list."""
-    chunks = [members[start : start + chunk_size] for start in range(0, len(members), chunk_size)]
-    built: list[tuple[Any, list[int]]] = []
-    while chunks:
-        chunk = chunks.pop()
-        rset = re2.Set.SearchSet(options)
-        for i in chunk:
-            rset.Add(regexes[i])
-        try:
-            rset.Compile()
-        except re2.error:
-            if len(chunk) == 1:
-                raise SetCompileError(chunk[0]) from None
-            chunks += [chunk[: len(chunk) // 2], chunk[len(chunk) // 2 :]]
-            continue
-        built.append((rset, chunk))
-    return built
 
 
 @dataclass(frozen=True)
