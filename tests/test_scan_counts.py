@@ -25,3 +25,28 @@ def test_a_hit_deep_in_a_large_input_has_its_line_number() -> None:
     d = diagnose_sources([SourceInput("big", chunks)], load_index())
     assert d.findings[0].lines[0].line == 120_001
     assert d.inputs[0].lines == len(text.splitlines())  # the unterminated last line counts too
+
+
+def test_a_line_where_only_one_line_patterns_end_cleans_no_window(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A halted line on which no multi-line pattern's scanned form ends is matched alone: the lines before it are not
+    cleaned for the widest window (that cost 50 framing strips per halted line on a long log). A multi-line error
+    ending on a halted line is still found whole."""
+    import rootcause.core.matching.scan as scan
+
+    index = load_index()
+    if index.hs_db is None:  # the narrow path is hyperscan's; RE2's fallback scans each window size
+        return
+    calls = []
+    real = scan.strip_framing
+    monkeypatch.setattr(scan, "strip_framing", lambda text: calls.append(1) or real(text))
+    noise = "".join(f"step {n} loss 0.{n % 97:02d}\n" for n in range(60))
+    warning = (
+        "UserWarning: This DataLoader will create 64 worker processes in total. Our suggested max number of worker"
+    )
+    text = (noise + warning + "\n") * 40
+    d = diagnose_sources([SourceInput("log", [text.encode()])], index)
+    assert d.findings[0].id == "pytorch/dataloader-too-many-workers-warning" and d.findings[0].count == 40
+    assert len(calls) <= 3 * 40, len(calls)  # the halted lines themselves, not 50 lines before each
+    window = 'so_path = next(so_dir.glob(f"*.{extension}"))\n          ^^^^^^^^^^^^^^^^^^^^^^^^^^\nStopIteration\n'
+    d = diagnose_sources([SourceInput("log", [(noise + window).encode()])], index)
+    assert [f.id for f in d.findings][:1] == ["packaging/transformer-engine-extension-not-found"]

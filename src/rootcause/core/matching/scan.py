@@ -104,6 +104,9 @@ class SourceScanner(ErrorishLines, WrapRepair):
         self._errorish_raw: deque[tuple[int, bytes]] = deque(maxlen=2 * LEXICAL_KEEP)
         self._errorish_pending: list[tuple[bytes, list[int], int, int]] = []  # (chunk, offsets, lo, base)
         self._contexts = 0
+        # halted lines on which the scan saw only one-line patterns end: their match needs no window of earlier lines
+        self._narrow_halts: set[int] = set()
+        self._wide = True  # whether the line being handled may end a multi-line pattern (see _match_clean)
 
     # -- feeding ----------------------------------------------------------------------------
     def feed(self, data: bytes) -> None:
@@ -175,9 +178,12 @@ class SourceScanner(ErrorishLines, WrapRepair):
         keyword_ends: list[int] = []
         halts: list[tuple[int, int]] = []
         halt_stop = -1  # the end of the line to handle (its newline), once a pattern may match on it
+        n_scanned = self.index.n_scanned
+        window_of = self.index.window_of
+        multi = False  # whether a multi-line pattern's scanned form ends on the line to handle
 
         def on_match(pattern_id: int, _from: int, to: int, _flags: int, _ctx: object) -> bool:
-            nonlocal halt_stop
+            nonlocal halt_stop, multi
             end = scan_from + to
             if end <= pos:
                 return False  # ends on a line handled already
@@ -190,15 +196,19 @@ class SourceScanner(ErrorishLines, WrapRepair):
             if pattern_id == errorish_id:
                 errorish.append(end)  # remembered only: the lexical stage reads a few of them
                 return False
+            if pattern_id < n_scanned and window_of(pattern_id) > 1:
+                multi = True
             if halt_stop < 0:  # the rest of this line is still scanned: its error-looking text and keywords count
                 found.append(end)
                 stop = data.find(b"\n", end - 1)
                 halt_stop = size if stop < 0 else stop
             return False
 
+        self._narrow_halts.clear()
         while pos < size:
             found.clear()
             halt_stop = -1
+            multi = False
             with contextlib.suppress(hyperscan.ScanTerminated):
                 self.index.hs_db.scan(view[scan_from:], match_event_handler=on_match, scratch=self._scratch)
             if not found:
@@ -207,6 +217,8 @@ class SourceScanner(ErrorishLines, WrapRepair):
             start = data.rfind(b"\n", pos, end - 1) + 1 or pos
             stop = halt_stop
             halts.append((start, stop))
+            if not multi:
+                self._narrow_halts.add(start)
             pos = stop + 1
             scan_from = self._window_start(data, pos)
         keyword_lines = self._keyword_lines(data, lo, keyword_ends, halts) if tap is not None else {}
@@ -236,7 +248,9 @@ class SourceScanner(ErrorishLines, WrapRepair):
                 if start > pos:
                     self._remember_lines(data, pos, start)
                 stop = halt[1]
+                self._wide = start not in self._narrow_halts
                 self._handle_line(data[start:stop].decode("utf-8", "replace"), line_no + 1)
+                self._wide = True
                 pos = stop + 1
                 halt = next(todo, None)
         if pos < len(data):
@@ -352,7 +366,9 @@ class SourceScanner(ErrorishLines, WrapRepair):
             return self._match_windows(clean, raw, line_no)
         # one scan of the widest window's text: a window's text is its last lines, so a pattern that may match it
         # ends past its first byte in the widest one (a pattern found there is confirmed on the window's own text)
-        lines = self._window_lines(index.max_window)
+        # a line on which no multi-line pattern may end needs none of the lines before it (cleaning them for the
+        # widest window cost 50 framing strips per halted line: most of a long log's time)
+        lines = self._window_lines(index.max_window if self._wide else 1)
         encoded = [line.encode("utf-8", "replace") for line in lines]
         ends = index.candidate_ends(b"\n".join(encoded), self._scratch)
         if not ends:
