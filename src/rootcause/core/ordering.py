@@ -92,13 +92,19 @@ NOT_AN_ANSWER_BESIDE_AN_EXCEPTION = frozenset({"wrapper", "notice"})
 TRACEBACK_HEADER = "Traceback (most recent call last)"  # plain Python and IPython alike
 
 
+def _all_in_roles(findings: Sequence[object], roles: Iterable[str]) -> bool:
+    """Whether there are findings and each one's role is one of ``roles`` (none of them a cause or symptom)."""
+    allowed = set(roles)
+    return bool(findings) and all(getattr(f, "role", "cause") in allowed for f in findings)
+
+
 def wraps_an_unknown_error(
     findings: Sequence[object], catch_alls: Sequence[_HasHits], explained: set[tuple[str, int]]
 ) -> str | None:
     """When every finding is a wrapper (torchrun's ChildFailedError, pip's failed build) or a notice (a warning the
     library printed while the job went on) and the input also shows a Python exception that no finding explains,
     neither is the answer: the error the job died of is unknown. Gives that exception's first line, or None."""
-    if not findings or any(getattr(f, "role", "cause") not in NOT_AN_ANSWER_BESIDE_AN_EXCEPTION for f in findings):
+    if not _all_in_roles(findings, NOT_AN_ANSWER_BESIDE_AN_EXCEPTION):
         return None
     for group in catch_alls:
         for src, hit in group.hits:
@@ -117,7 +123,7 @@ def wrapper_beside_a_compile_error(findings: Sequence[object], unexplained_lines
     """When every finding is a wrapper (pip's failed wheel build, a failed ninja or setup.py build) and the input
     shows a compiler's error line that no finding explains (``functor.h:203:37: error: static assertion failed``),
     the build died of that error, which no entry knows: the wrapper is no answer. Gives the line, or None."""
-    if not findings or any(getattr(f, "role", "cause") != "wrapper" for f in findings):
+    if not _all_in_roles(findings, ("wrapper",)):
         return None
     return next((line.strip()[:200] for line in unexplained_lines if _COMPILER_ERROR.search(line)), None)
 
@@ -131,7 +137,7 @@ def notices_beside_a_crash(findings: Sequence[object], unexplained_lines: Iterab
     """When every finding is a notice (a warning printed while the job went on) and the input shows a Python
     traceback, an exception line or an error-level log line that no finding explains (a traceback even cut before its
     exception line), the job died of something else: no known error matched. Gives that line, or None."""
-    if not findings or any(getattr(f, "role", "cause") != "notice" for f in findings):
+    if not _all_in_roles(findings, ("notice",)):
         return None
     return next(
         (

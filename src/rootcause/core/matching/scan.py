@@ -104,9 +104,6 @@ class SourceScanner(ErrorishLines, WrapRepair):
         self._errorish_raw: deque[tuple[int, bytes]] = deque(maxlen=2 * LEXICAL_KEEP)
         self._errorish_pending: list[tuple[bytes, list[int], int, int]] = []  # (chunk, offsets, lo, base)
         self._contexts = 0
-        # halted lines on which the scan saw only one-line patterns end: their match needs no window of earlier lines
-        self._narrow_halts: set[int] = set()
-        self._wide = True  # whether the line being handled may end a multi-line pattern (see _match_clean)
 
     # -- feeding ----------------------------------------------------------------------------
     def feed(self, data: bytes) -> None:
@@ -176,7 +173,7 @@ class SourceScanner(ErrorishLines, WrapRepair):
         triage_lo = self.index.special_ids["triage"]
         tap = self._tap
         keyword_ends: list[int] = []
-        halts: list[tuple[int, int]] = []
+        halts: list[tuple[int, int, bool]] = []  # (start, stop, whether a multi-line pattern may end on the line)
         halt_stop = -1  # the end of the line to handle (its newline), once a pattern may match on it
         n_scanned = self.index.n_scanned
         window_of = self.index.window_of
@@ -204,7 +201,6 @@ class SourceScanner(ErrorishLines, WrapRepair):
                 halt_stop = size if stop < 0 else stop
             return False
 
-        self._narrow_halts.clear()
         while pos < size:
             found.clear()
             halt_stop = -1
@@ -216,9 +212,7 @@ class SourceScanner(ErrorishLines, WrapRepair):
             end = found[0]
             start = data.rfind(b"\n", pos, end - 1) + 1 or pos
             stop = halt_stop
-            halts.append((start, stop))
-            if not multi:
-                self._narrow_halts.add(start)
+            halts.append((start, stop, multi))
             pos = stop + 1
             scan_from = self._window_start(data, pos)
         keyword_lines = self._keyword_lines(data, lo, keyword_ends, halts) if tap is not None else {}
@@ -231,12 +225,12 @@ class SourceScanner(ErrorishLines, WrapRepair):
         return line_no
 
     def _handle_halts(
-        self, data: bytes, lo: int, base: int, halts: list[tuple[int, int]], keyword_lines: dict[int, list[int]]
+        self, data: bytes, lo: int, base: int, halts: list[tuple[int, int, bool]], keyword_lines: dict[int, list[int]]
     ) -> int:
         """Handle the halted lines in order and number the keyword lines, in one forward count of newlines."""
         cursor, line_no = lo, base  # complete lines before `cursor`
         pos = lo  # first byte not yet handled or remembered
-        marks = sorted({*keyword_lines, *(start for start, _ in halts)})
+        marks = sorted({*keyword_lines, *(start for start, _, _ in halts)})
         todo = iter(halts)
         halt = next(todo, None)
         for start in marks:
@@ -247,10 +241,8 @@ class SourceScanner(ErrorishLines, WrapRepair):
             if halt is not None and halt[0] == start:
                 if start > pos:
                     self._remember_lines(data, pos, start)
-                stop = halt[1]
-                self._wide = start not in self._narrow_halts
-                self._handle_line(data[start:stop].decode("utf-8", "replace"), line_no + 1)
-                self._wide = True
+                _, stop, multi = halt
+                self._handle_line(data[start:stop].decode("utf-8", "replace"), line_no + 1, wide=multi)
                 pos = stop + 1
                 halt = next(todo, None)
         if pos < len(data):
@@ -258,7 +250,7 @@ class SourceScanner(ErrorishLines, WrapRepair):
         return line_no + count_newlines(data, cursor, len(data))
 
     def _keyword_lines(
-        self, data: bytes, lo: int, ends: list[int], halts: list[tuple[int, int]]
+        self, data: bytes, lo: int, ends: list[int], halts: list[tuple[int, int, bool]]
     ) -> dict[int, list[int]]:
         """The chunk's lines that hold a triage keyword: start -> [stop, line number (filled in later)]."""
         lines: dict[int, list[int]] = {}
@@ -268,7 +260,7 @@ class SourceScanner(ErrorishLines, WrapRepair):
                 stop = data.find(b"\n", end - 1)
                 lines[start] = [len(data) if stop < 0 else stop, 0]
         tap = self._tap
-        for start, stop in halts:  # a keyword after the halt on this line was not reported
+        for start, stop, _ in halts:  # a keyword after the halt on this line was not reported
             if start not in lines and tap is not None and tap.holds_keyword(data[start:stop]):
                 lines[start] = [stop, 0]
         return lines
@@ -349,10 +341,12 @@ class SourceScanner(ErrorishLines, WrapRepair):
         return "\n".join(itertools.islice(tail, first, None))  # type: ignore[arg-type]
 
     # -- one line ---------------------------------------------------------------------------
-    def _handle_line(self, raw: str, line_no: int) -> None:
+    def _handle_line(self, raw: str, line_no: int, *, wide: bool = True) -> None:
+        """``wide``: a multi-line pattern may end on this line (the scan that halted on it says), so its match reads
+        the widest window of lines before it; else the line alone."""
         clean = strip_framing(raw[:MAX_LINE])
         self._tail.append(clean.text)
-        matched = self._match_clean(clean, raw, line_no)
+        matched = self._match_clean(clean, raw, line_no, wide)
         if not matched and self.index.hs_db is None and looks_errorish(clean.text):
             encoded = raw.encode("utf-8", "replace")
             self._keep_errorish_raw(line_no, encoded, 0)
@@ -360,7 +354,7 @@ class SourceScanner(ErrorishLines, WrapRepair):
         for name, version in env.items():
             self.result.env.setdefault(name, version)
 
-    def _match_clean(self, clean: CleanLine, raw: str, line_no: int) -> bool:
+    def _match_clean(self, clean: CleanLine, raw: str, line_no: int, wide: bool = True) -> bool:
         index = self.index
         if index.hs_db is None or self._scratch is None:
             return self._match_windows(clean, raw, line_no)
@@ -368,7 +362,7 @@ class SourceScanner(ErrorishLines, WrapRepair):
         # ends past its first byte in the widest one (a pattern found there is confirmed on the window's own text)
         # a line on which no multi-line pattern may end needs none of the lines before it (cleaning them for the
         # widest window cost 50 framing strips per halted line: most of a long log's time)
-        lines = self._window_lines(index.max_window if self._wide else 1)
+        lines = self._window_lines(index.max_window if wide else 1)
         encoded = [line.encode("utf-8", "replace") for line in lines]
         ends = index.candidate_ends(b"\n".join(encoded), self._scratch)
         if not ends:
