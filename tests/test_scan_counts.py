@@ -50,3 +50,62 @@ def test_a_line_where_only_one_line_patterns_end_cleans_no_window(monkeypatch) -
     window = 'so_path = next(so_dir.glob(f"*.{extension}"))\n          ^^^^^^^^^^^^^^^^^^^^^^^^^^\nStopIteration\n'
     d = diagnose_sources([SourceInput("log", [(noise + window).encode()])], index)
     assert [f.id for f in d.findings][:1] == ["packaging/transformer-engine-extension-not-found"]
+
+
+def test_a_repeated_line_is_read_once_and_each_repeat_is_a_hit(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A line read alone is cleaned and confirmed once per distinct text; its repeats (a warning printed each step)
+    still count as hits, each with its own line number."""
+    import rootcause.core.matching.scan as scan
+    from rootcause.core.matching.scan import SourceScanner
+
+    index = load_index()
+    if index.hs_db is None:
+        return
+    calls = []
+    real = scan.strip_framing
+    monkeypatch.setattr(scan, "strip_framing", lambda text: calls.append(text) or real(text))
+    warning = (
+        "UserWarning: This DataLoader will create 64 worker processes in total. Our suggested max number of worker"
+    )
+    noise = "".join(f"step {n} loss 0.{n % 97:02d}\n" for n in range(30))
+    scanner = SourceScanner(index)
+    for _ in range(200):
+        scanner.feed((noise + warning + "\n").encode())
+    result = scanner.finish()
+    assert [h.line for h in result.hits] == [31 * (k + 1) for k in range(200)]
+    assert sum(1 for text in calls if "DataLoader will create" in text) == 1
+
+
+def test_a_window_reads_the_lines_read_alone_before_it_in_order() -> None:
+    """Lines read alone stay in the raw lines a later multi-line window reads: the window holds them in input order."""
+    from rootcause.core.matching.scan import SourceScanner
+
+    index = load_index()
+    warning = (
+        "UserWarning: This DataLoader will create 64 worker processes in total. Our suggested max number of worker"
+    )
+    text = (
+        "step 1 loss 0.5\n" + warning + "\nTraceback (most recent call last):\n"
+        '  File "/w/train.py", line 9, in <module>\n    main()\n' + warning + "\nValueError: the rest of it\n"
+    )
+    scanner = SourceScanner(index)
+    scanner.feed(text.encode())
+    result = scanner.finish()
+    windows = [h.context for h in result.hits if h.line == 7 and h.context]
+    assert windows, [(h.line, index.patterns[h.pattern].entry_id) for h in result.hits]
+    assert windows[0].splitlines()[-3:] == ["    main()", warning, "ValueError: the rest of it"]
+    assert [h.line for h in result.hits if "DataLoader" in h.clean] == [2, 6]
+
+
+def test_a_crlf_split_between_two_pieces_is_one_line_end() -> None:
+    """A piece that ends between a CR and its LF leaves no CR on the line: the line reads as it does whole."""
+    line = "RuntimeError: [Rank 0] NCCL communicator was aborted on rank 2. Original reason for failure was: AllReduce timed out after 600000 ms"
+    data = (line + "\r\n") * 2
+    cut = len(line) + 1  # after the first line's CR
+    whole = diagnose_sources([SourceInput("log", [data.encode()])], load_index())
+    split = diagnose_sources([SourceInput("log", [data.encode()[:cut], data.encode()[cut:]])], load_index())
+    assert [line.text for f in split.findings for line in f.lines] == [
+        line.text for f in whole.findings for line in f.lines
+    ]
+    assert all(not line.text.endswith("\r") for f in split.findings for line in f.lines)
+    assert split.inputs[0].lines == whole.inputs[0].lines == 2

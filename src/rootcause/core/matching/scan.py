@@ -1,14 +1,13 @@
 """Streaming scan of one input: bytes in, confirmed hits out, in bounded memory.
 
-The raw text goes through the hyperscan noise skipper, which halts at the first
-line that might match anything; only that line (and, for multi-line patterns,
-the window that ends at it) is cleaned and confirmed with RE2. Lines of noise
+The raw text goes through the hyperscan noise skipper, one pass a chunk, which
+reports the lines that might match anything; only those lines (and, for multi-line
+patterns, the window that ends at them) are cleaned and confirmed with RE2. Lines of noise
 never reach Python. Memory holds one chunk and a few tail lines.
 """
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import re
 import textwrap
@@ -16,7 +15,7 @@ from collections import deque
 from collections.abc import Iterator
 from typing import Protocol
 
-from rootcause.core.matching.index import CompiledIndex, hyperscan
+from rootcause.core.matching.index import CompiledIndex
 from rootcause.core.matching.scan_errorish import LEXICAL_KEEP, ErrorishLines, looks_errorish
 from rootcause.core.matching.scan_result import MAX_LINE, Hit, ScanResult
 from rootcause.core.matching.scan_wrap import HAND_WRAP, MAX_WRAPPED, WRAP_WIDTHS, WrapRepair
@@ -46,6 +45,8 @@ _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*\x07")  # as no
 OVERLAP_LIMIT = 256 << 10  # at most this much of a chunk is carried into the next scan
 MAX_CONTEXT = 8 << 10  # the most of a multi-line match's window a hit keeps
 MAX_CONTEXTS = 256  # hits that keep their window, per input
+SINGLES_HELD = 1024  # distinct lines read alone whose outcome a scan keeps for their repeats ...
+SINGLE_HELD_BYTES = 2048  # ... each at most this long (a few MiB in all)
 
 
 class TriageTap(Protocol):
@@ -57,8 +58,6 @@ class TriageTap(Protocol):
     def feed_lines(
         self, buf: bytes, spans: list[tuple[int, int, int]] | None, size: int, lines: int | None = None
     ) -> None: ...
-
-    def holds_keyword(self, line: bytes) -> bool: ...
 
     def hold(self) -> None: ...
 
@@ -94,6 +93,7 @@ class SourceScanner(ErrorishLines, WrapRepair):
         self._single_hit_lines: set[int] = set()  # lines a one-line pattern matched (at most max_hits)
         self.result = ScanResult()
         self._carry = b""
+        self._cr_held = False  # a CR that ended the last piece fed, held until the next shows whether an LF follows
         # the last lines before the current one, raw (bytes) or cleaned (str): windows read them
         self._tail: deque[bytes | str] = deque(maxlen=max(index.max_window, 2))
         self._errorish_head: list[tuple[int, str, str, int | None]] = []
@@ -104,12 +104,18 @@ class SourceScanner(ErrorishLines, WrapRepair):
         self._errorish_raw: deque[tuple[int, bytes]] = deque(maxlen=2 * LEXICAL_KEEP)
         self._errorish_pending: list[tuple[bytes, list[int], int, int]] = []  # (chunk, offsets, lo, base)
         self._contexts = 0
+        self._singles: dict[bytes, tuple[str, CleanLine, list[tuple[int, str, list[tuple[int, dict[str, str]]]]]]] = {}
 
     # -- feeding ----------------------------------------------------------------------------
     def feed(self, data: bytes) -> None:
         self.result.bytes += len(data)
+        if self._cr_held:  # the previous piece ended between a CR and, maybe, its LF
+            self._cr_held = False
+            data = data if data[:1] == b"\n" else b"\r" + data
         if b"\r" in data:  # a Windows paste: CRLF line ends would hide multi-line windows from the prefilter
             data = bytes(data).replace(b"\r\n", b"\n")
+            if data.endswith(b"\r"):
+                data, self._cr_held = data[:-1], True
         cut = data.rfind(b"\n")
         if cut < 0:
             self._carry = self._carry + data if self._carry else data
@@ -121,6 +127,9 @@ class SourceScanner(ErrorishLines, WrapRepair):
         self._scan(memoryview(data)[: cut + 1], carry=carry)  # whole lines, joined with the carry once
 
     def finish(self) -> ScanResult:
+        if self._cr_held:
+            self._cr_held = False
+            self._carry = bytes(self._carry) + b"\r"
         self.result.open_end = bool(self._carry) and self._small is not None
         if self._carry:
             self._scan(self._carry + b"\n", added_newline=True)
@@ -154,68 +163,41 @@ class SourceScanner(ErrorishLines, WrapRepair):
     def _scan_hyperscan(self, carry: bytes, chunk: bytes | memoryview, base: int, added_newline: bool = False) -> int:
         """Skip noise in C; stop in Python only on lines that may match. Returns the line count after the chunk.
 
-        Each scan starts up to `max_window - 1` lines before the first unhandled line (``pos``),
-        so a multi-line window that began on an earlier line (or in the previous chunk) is seen,
-        and ignores what ends before ``pos``: those lines were handled already. The lines to handle
-        (and those that hold a triage keyword) are collected first, then numbered in one forward
-        sweep, so each newline of the input is counted once.
+        One hyperscan pass over the chunk (after the previous chunk's last `max_window - 1` lines, so a multi-line
+        window that began there is seen) reports every candidate; matches that end in the carried-over lines were
+        handled with the previous chunk. The lines to handle (and those that hold a triage keyword) are collected,
+        then numbered in one forward sweep, so each newline of the input is counted once.
         """
         overlap = self._overlap
         data = b"".join((overlap, carry, chunk))  # the one copy of the input
-        view = memoryview(data)
-        size = len(data)
         lo = len(overlap)
-        pos = lo  # first byte of the first line not yet handled
-        scan_from = 0
-        found: list[int] = []
         errorish: list[int] = []
         errorish_id = self.index.special_ids["errorish"]
         triage_lo = self.index.special_ids["triage"]
         tap = self._tap
         keyword_ends: list[int] = []
-        halts: list[tuple[int, int, bool]] = []  # (start, stop, whether a multi-line pattern may end on the line)
-        halt_stop = -1  # the end of the line to handle (its newline), once a pattern may match on it
+        ends: list[int] = []  # where a canon pattern's scanned form ends
+        multi_ends: set[int] = set()  # ... and those of multi-line patterns
         n_scanned = self.index.n_scanned
         window_of = self.index.window_of
-        multi = False  # whether a multi-line pattern's scanned form ends on the line to handle
 
-        def on_match(pattern_id: int, _from: int, to: int, _flags: int, _ctx: object) -> bool:
-            nonlocal halt_stop, multi
-            end = scan_from + to
-            if end <= pos:
-                return False  # ends on a line handled already
-            if halt_stop >= 0 and end > halt_stop + 1:
-                return True  # past the line to handle: handle it in Python, then resume after it
+        def on_match(pattern_id: int, _from: int, end: int, _flags: int, _ctx: object) -> bool:
+            if end <= lo:
+                return False  # ends on a line handled with the previous chunk
             if pattern_id >= triage_lo:
                 if tap is not None:
                     keyword_ends.append(end)
-                return False
-            if pattern_id == errorish_id:
+            elif pattern_id == errorish_id:
                 errorish.append(end)  # remembered only: the lexical stage reads a few of them
-                return False
-            if pattern_id < n_scanned and window_of(pattern_id) > 1:
-                multi = True
-            if halt_stop < 0:  # the rest of this line is still scanned: its error-looking text and keywords count
-                found.append(end)
-                stop = data.find(b"\n", end - 1)
-                halt_stop = size if stop < 0 else stop
+            else:
+                ends.append(end)
+                if pattern_id < n_scanned and window_of(pattern_id) > 1:
+                    multi_ends.add(end)
             return False
 
-        while pos < size:
-            found.clear()
-            halt_stop = -1
-            multi = False
-            with contextlib.suppress(hyperscan.ScanTerminated):
-                self.index.hs_db.scan(view[scan_from:], match_event_handler=on_match, scratch=self._scratch)
-            if not found:
-                break
-            end = found[0]
-            start = data.rfind(b"\n", pos, end - 1) + 1 or pos
-            stop = halt_stop
-            halts.append((start, stop, multi))
-            pos = stop + 1
-            scan_from = self._window_start(data, pos)
-        keyword_lines = self._keyword_lines(data, lo, keyword_ends, halts) if tap is not None else {}
+        self.index.hs_db.scan(data, match_event_handler=on_match, scratch=self._scratch)
+        halts = self._lines_of(data, lo, ends, multi_ends)
+        keyword_lines = self._keyword_lines(data, lo, keyword_ends) if tap is not None else {}
         line_no = self._handle_halts(data, lo, base, halts, keyword_lines)
         self._keep_errorish_offsets(data, errorish, lo, base)
         if tap is not None:
@@ -223,6 +205,22 @@ class SourceScanner(ErrorishLines, WrapRepair):
             self._to_tap(data, lo, spans, len(data) - lo - int(added_newline), line_no - base)
         self._overlap = self._last_lines(data)
         return line_no
+
+    @staticmethod
+    def _lines_of(data: bytes, lo: int, ends: list[int], multi_ends: set[int]) -> list[tuple[int, int, bool]]:
+        """The lines the candidates end on, in input order: (start, stop at its newline, whether a multi-line
+        pattern may end on it)."""
+        halts: list[tuple[int, int, bool]] = []
+        line_stop = -1
+        for end in sorted(set(ends)):
+            if end > line_stop + 1:  # the first candidate on a new line
+                start = data.rfind(b"\n", lo, end - 1) + 1 or lo
+                stop = data.find(b"\n", end - 1)
+                line_stop = len(data) if stop < 0 else stop
+                halts.append((start, line_stop, end in multi_ends))
+            elif end in multi_ends and not halts[-1][2]:
+                halts[-1] = (halts[-1][0], halts[-1][1], True)
+        return halts
 
     def _handle_halts(
         self, data: bytes, lo: int, base: int, halts: list[tuple[int, int, bool]], keyword_lines: dict[int, list[int]]
@@ -239,19 +237,21 @@ class SourceScanner(ErrorishLines, WrapRepair):
             if start in keyword_lines:
                 keyword_lines[start][1] = line_no + 1
             if halt is not None and halt[0] == start:
-                if start > pos:
-                    self._remember_lines(data, pos, start)
                 _, stop, multi = halt
-                self._handle_line(data[start:stop].decode("utf-8", "replace"), line_no + 1, wide=multi)
-                pos = stop + 1
+                if multi:
+                    if start > pos:
+                        self._remember_lines(data, pos, start)
+                    self._handle_line(data[start:stop].decode("utf-8", "replace"), line_no + 1)
+                    pos = stop + 1
+                else:  # read alone; it stays in the raw lines a later window reads
+                    self._handle_single(data[start:stop], line_no + 1)
                 halt = next(todo, None)
         if pos < len(data):
             self._remember_lines(data, pos, len(data))
         return line_no + count_newlines(data, cursor, len(data))
 
-    def _keyword_lines(
-        self, data: bytes, lo: int, ends: list[int], halts: list[tuple[int, int, bool]]
-    ) -> dict[int, list[int]]:
+    @staticmethod
+    def _keyword_lines(data: bytes, lo: int, ends: list[int]) -> dict[int, list[int]]:
         """The chunk's lines that hold a triage keyword: start -> [stop, line number (filled in later)]."""
         lines: dict[int, list[int]] = {}
         for end in ends:
@@ -259,10 +259,6 @@ class SourceScanner(ErrorishLines, WrapRepair):
             if start not in lines:
                 stop = data.find(b"\n", end - 1)
                 lines[start] = [len(data) if stop < 0 else stop, 0]
-        tap = self._tap
-        for start, stop, _ in halts:  # a keyword after the halt on this line was not reported
-            if start not in lines and tap is not None and tap.holds_keyword(data[start:stop]):
-                lines[start] = [stop, 0]
         return lines
 
     # -- the triage tap: eager, or deferred until a second rank shows -------------------------
@@ -341,32 +337,58 @@ class SourceScanner(ErrorishLines, WrapRepair):
         return "\n".join(itertools.islice(tail, first, None))  # type: ignore[arg-type]
 
     # -- one line ---------------------------------------------------------------------------
-    def _handle_line(self, raw: str, line_no: int, *, wide: bool = True) -> None:
-        """``wide``: a multi-line pattern may end on this line (the scan that halted on it says), so its match reads
-        the widest window of lines before it; else the line alone."""
+    def _handle_line(self, raw: str, line_no: int) -> None:
+        """A line on which a multi-line pattern may end (the scan says so), read with the widest window of lines
+        before it; every line, without hyperscan."""
         clean = strip_framing(raw[:MAX_LINE])
         self._tail.append(clean.text)
-        matched = self._match_clean(clean, raw, line_no, wide)
+        matched = self._match_clean(clean, raw, line_no)
         if not matched and self.index.hs_db is None and looks_errorish(clean.text):
             encoded = raw.encode("utf-8", "replace")
             self._keep_errorish_raw(line_no, encoded, 0)
-        env = versions_in_line(clean.text)
-        for name, version in env.items():
+        self._note_versions(clean.text)
+
+    def _handle_single(self, raw_bytes: bytes, line_no: int) -> None:
+        """A line on which no multi-line pattern may end, read alone. A log repeats its lines (a warning each step):
+        what a line's text gave is kept, and its repeats only record their hits."""
+        held = self._singles.get(raw_bytes)
+        if held is None:
+            raw = raw_bytes.decode("utf-8", "replace")
+            clean = strip_framing(raw[:MAX_LINE])
+            held = (raw, clean, self._confirmed_groups([clean.text], clean))
+            self._note_versions(clean.text)
+            if len(raw_bytes) <= SINGLE_HELD_BYTES:
+                if len(self._singles) >= SINGLES_HELD:
+                    self._singles.clear()
+                self._singles[raw_bytes] = held
+        raw, clean, groups = held
+        for window, text, confirmed in groups:
+            self._record_hits(confirmed, window, text, clean, raw, line_no)
+
+    def _note_versions(self, text: str) -> None:
+        for name, version in versions_in_line(text).items():
             self.result.env.setdefault(name, version)
 
-    def _match_clean(self, clean: CleanLine, raw: str, line_no: int, wide: bool = True) -> bool:
+    def _match_clean(self, clean: CleanLine, raw: str, line_no: int) -> bool:
         index = self.index
         if index.hs_db is None or self._scratch is None:
             return self._match_windows(clean, raw, line_no)
-        # one scan of the widest window's text: a window's text is its last lines, so a pattern that may match it
-        # ends past its first byte in the widest one (a pattern found there is confirmed on the window's own text)
-        # a line on which no multi-line pattern may end needs none of the lines before it (cleaning them for the
-        # widest window cost 50 framing strips per halted line: most of a long log's time)
-        lines = self._window_lines(index.max_window if wide else 1)
+        groups = self._confirmed_groups(self._window_lines(index.max_window), clean)
+        for window, text, confirmed in groups:
+            self._record_hits(confirmed, window, text, clean, raw, line_no)
+        return bool(groups)
+
+    def _confirmed_groups(
+        self, lines: list[str], clean: CleanLine
+    ) -> list[tuple[int, str, list[tuple[int, dict[str, str]]]]]:
+        """The patterns confirmed on the last of ``lines`` (cleaned, the line itself last), per window size: one scan
+        of the widest window's text, as a window's text is its last lines, so a pattern that may match a window ends
+        past its first byte in the widest one; each candidate is confirmed on its window's own text."""
+        index = self.index
         encoded = [line.encode("utf-8", "replace") for line in lines]
         ends = index.candidate_ends(b"\n".join(encoded), self._scratch)
         if not ends:
-            return False
+            return []
         starts = [0] * len(lines)  # each line's first byte in the widest text
         for i in range(1, len(lines)):
             starts[i] = starts[i - 1] + len(encoded[i - 1]) + 1
@@ -374,7 +396,7 @@ class SourceScanner(ErrorishLines, WrapRepair):
         window_of = index.window_of
         for p in sorted(ends):
             by_window.setdefault(window_of(p), []).append(p)
-        matched = False
+        groups = []
         for window in index.windows:
             candidates = by_window.get(window)
             if candidates is None:
@@ -384,8 +406,10 @@ class SourceScanner(ErrorishLines, WrapRepair):
             ids = [p for p in candidates if ends[p] >= start]
             if ids:
                 text = clean.text if window == 1 else "\n".join(lines[first_line:])
-                matched = self._confirm_hits(ids, window, text, clean, raw, line_no) or matched
-        return matched
+                confirmed = self._confirmed(ids, text)
+                if confirmed:
+                    groups.append((window, text, confirmed))
+        return groups
 
     def _window_lines(self, window: int) -> list[str]:
         """The last `window` lines, cleaned (in place: later lines' windows read them again)."""
@@ -408,12 +432,24 @@ class SourceScanner(ErrorishLines, WrapRepair):
 
     def _confirm_hits(self, found: list[int], window: int, text: str, clean: CleanLine, raw: str, line_no: int) -> bool:
         """Confirm a window's candidates with RE2 on its text; a confirmed one is a hit."""
-        matched = False
-        for p in found:
-            params = self.index.confirm(p, text)
-            if params is None:
-                continue
-            matched = True
+        confirmed = self._confirmed(found, text)
+        self._record_hits(confirmed, window, text, clean, raw, line_no)
+        return bool(confirmed)
+
+    def _confirmed(self, found: list[int], text: str) -> list[tuple[int, dict[str, str]]]:
+        confirm = self.index.confirm
+        return [(p, params) for p in found if (params := confirm(p, text)) is not None]
+
+    def _record_hits(
+        self,
+        confirmed: list[tuple[int, dict[str, str]]],
+        window: int,
+        text: str,
+        clean: CleanLine,
+        raw: str,
+        line_no: int,
+    ) -> None:
+        for p, params in confirmed:
             if len(self.result.hits) >= self._max_hits:
                 self.result.truncated_hits += 1
                 continue
@@ -421,11 +457,12 @@ class SourceScanner(ErrorishLines, WrapRepair):
             context = ""
             if window > 1 and self._contexts < MAX_CONTEXTS:  # bounded: hostile logs repeat tracebacks
                 context, self._contexts = text[-MAX_CONTEXT:], self._contexts + 1
-            self.result.hits.append(Hit(p, line_no, first, raw[:2000], clean.text[:2000], params, clean.rank, context))
+            self.result.hits.append(
+                Hit(p, line_no, first, raw[:2000], clean.text[:2000], dict(params), clean.rank, context)
+            )
             self._note_rank(clean.rank)
             if window == 1 and not self._family(p):
                 self._single_hit_lines.add(line_no)
-        return matched
 
 
 def count_newlines(data: bytes, start: int, end: int) -> int:

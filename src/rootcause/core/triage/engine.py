@@ -103,9 +103,6 @@ class SourceFeed:
         for line_no, raw, context in self._stream.feed_lines(buf, spans, size, lines):
             self._take(line_no, raw, context)
 
-    def holds_keyword(self, line: bytes) -> bool:
-        return self._stream.prefilter.holds_keyword(line)
-
     def close(self) -> None:
         if self.closed:
             return

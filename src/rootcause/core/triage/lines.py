@@ -39,9 +39,6 @@ class Prefilter:
         self._scratch: Any = None if self._db is None else hyperscan.Scratch(self._db)
         self._rx = re.compile(b"|".join(re.escape(k) for k in keywords))
 
-    def holds_keyword(self, line: bytes) -> bool:
-        return self._rx.search(line) is not None
-
     def new_scratch(self) -> Any:
         """A scratch space of the caller's own (None without hyperscan); a scan may not share one."""
         return None if self._scratch is None else self._scratch.clone()
