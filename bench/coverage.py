@@ -226,6 +226,12 @@ def engine(atlas_file: str | None = None) -> Callable[[str], Answer]:
         atlas = None
     else:
         atlas = atlas_loader(atlas_file)
+    try:
+        from rootcause.adapters.atlas.names_held import names_loader
+    except ImportError:  # an engine from before the import check (--before)
+        names = None
+    else:
+        names = names_loader()
     from rootcause.adapters.loading import load_index
     from rootcause.core.diagnosis import SourceInput, diagnose_sources
     from rootcause.core.matching.scan import iter_text_chunks
@@ -234,7 +240,8 @@ def engine(atlas_file: str | None = None) -> Callable[[str], Answer]:
 
     def answer(paste: str) -> Answer:
         sources = [SourceInput("<paste>", iter_text_chunks(paste))]
-        d = diagnose_sources(sources, index, atlas=atlas) if atlas else diagnose_sources(sources, index)
+        extra = {"atlas": atlas} if atlas else {}
+        d = diagnose_sources(sources, index, **extra, names=names) if names else diagnose_sources(sources, index, **extra)
         claims = [f for f in d.findings if f.matched_by in CLAIMING and not index.entries[f.id].catch_all]
         if not d.matched:
             claims = []  # the engine says no known error matched (a wrapper around an unknown error)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rootcause.adapters.atlas.held import atlas_loader
+from rootcause.adapters.atlas.names_held import names_loader
 from rootcause.adapters.inputs import expand_paths, open_sources
 from rootcause.adapters.loading import load_index
 from rootcause.core.diagnosis import Diagnosis, SourceInput, diagnose_sources
@@ -25,4 +26,6 @@ def diagnose(
         sources.append(SourceInput("<text>", iter_text_chunks(text)))
     if paths:
         sources.extend(open_sources([(str(p), p) for p in expand_paths(paths)]))
-    return diagnose_sources(sources, index, env, atlas=atlas_loader(atlas, enabled=use_atlas))
+    return diagnose_sources(
+        sources, index, env, atlas=atlas_loader(atlas, enabled=use_atlas), names=names_loader(enabled=use_atlas)
+    )

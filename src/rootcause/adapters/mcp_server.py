@@ -159,13 +159,14 @@ def _add_tools(server: MCPServer, canon: Canon, reporter: Reporter) -> None:
         if not text.strip():
             raise ToolError("text is empty: pass the error message, the traceback or the log output to diagnose")
         from rootcause.adapters.atlas.held import atlas_loader
+        from rootcause.adapters.atlas.names_held import names_loader
         from rootcause.core.diagnosis import diagnose_text
 
         cut = view.truncate_input(text)
         with as_tool_errors():
             environment = parse_versions(env)
             with canon.index() as index:
-                d = diagnose_text(cut.text, index, environment, atlas=atlas_loader())
+                d = diagnose_text(cut.text, index, environment, atlas=atlas_loader(), names=names_loader())
             notes = [cut.note] if cut.note else []
             return view.diagnosis_view(d, canon.entries(), fmt=format, detail=detail, notes=notes)
 

@@ -35,6 +35,7 @@ from rootcause.core.findings import (
     SourceInput,
     WorkaroundView,
 )
+from rootcause.core.import_names import NamesSource, drop_unfounded_imports
 from rootcause.core.matching.backends import foreign_to, misses_object, other_names
 from rootcause.core.matching.claims import cut_owners, cut_quoted_name, names_none_when_cut, signature_objects
 from rootcause.core.matching.index import CompiledIndex
@@ -235,10 +236,12 @@ def diagnose_sources(
     triage: Triage | None = None,
     scanned: Callable[[str, ScanResult], object] | None = None,
     atlas: AtlasSource = None,
+    names: NamesSource = None,
 ) -> Diagnosis:
     """Scan every input and rank what was found. ``env`` overrides versions read from logs. With ``triage``,
     the same pass feeds it the lines that hold its keywords (call ``triage.report()`` afterwards).
-    With ``atlas``, the error-looking lines that no entry claims are located (`Diagnosis.located`).
+    With ``atlas``, the error-looking lines that no entry claims are located (`Diagnosis.located`). With ``names``
+    (the names index), a version-skew claim on an import the index shows misspelt or misplaced is withdrawn.
 
     ``scanned`` sees each input's raw scan result (its name first): the fleet scan reads the
     error-looking lines that no pattern explained from it.
@@ -356,7 +359,7 @@ def diagnose_sources(
     effective_env = {**detected, **(env or {})}
     ordered = grounded_first(_drop_redundant_generics(sorted(groups.values(), key=_rank_key)))
     catch_alls = [g for g in ordered if g.entry.catch_all]
-    ordered = [g for g in ordered if not g.entry.catch_all]
+    ordered, import_facts = drop_unfounded_imports([g for g in ordered if not g.entry.catch_all], names)
     explained = {(src, hit.line) for g in ordered for src, hit in g.hits}
     findings = _affected_first([_finding(g, effective_env) for g in ordered])
     reason = None
@@ -366,6 +369,7 @@ def diagnose_sources(
             "no known error matched: no pattern matched and no lexical candidate reached "
             f"the threshold ({LEXICAL_THRESHOLD})"
         )
+        reason = "; ".join(["no known error matched", *import_facts]) if import_facts else reason
     unexplained = [line[4] for line in lexical_lines if (line[1], line[2]) not in explained]
     wrapped = (
         wraps_an_unknown_error(findings, catch_alls, explained)
@@ -418,7 +422,12 @@ def holds_several_ranks(d: Diagnosis) -> bool:
 
 
 def diagnose_text(
-    text: str, index: CompiledIndex, env: Environment | None = None, *, atlas: AtlasSource = None
+    text: str,
+    index: CompiledIndex,
+    env: Environment | None = None,
+    *,
+    atlas: AtlasSource = None,
+    names: NamesSource = None,
 ) -> Diagnosis:
     """Diagnose one pasted text (a message, a traceback or a whole log)."""
-    return diagnose_sources([SourceInput("<text>", iter_text_chunks(text))], index, env, atlas=atlas)
+    return diagnose_sources([SourceInput("<text>", iter_text_chunks(text))], index, env, atlas=atlas, names=names)

@@ -10,6 +10,7 @@ import click
 
 if TYPE_CHECKING:
     from rootcause.core.diagnosis import AtlasSource, Diagnosis
+    from rootcause.core.import_names import NamesSource
     from rootcause.core.triage.engine import Triage
 
 Environment = dict[str, str]
@@ -80,6 +81,7 @@ def run_diagnosis(
     show_progress: bool,
     triage: Triage | None = None,
     atlas: AtlasSource = None,
+    names: NamesSource = None,
 ) -> Diagnosis:
     from rootcause.adapters.cli.progress import byte_progress
     from rootcause.adapters.inputs import open_sources
@@ -90,7 +92,7 @@ def run_diagnosis(
     sources = open_sources(named)
     total = sum(path.stat().st_size for _, path in named)
     with byte_progress("scanning", total, show_progress) as advance:
-        return diagnose_sources(sources, index, env, progress=advance, triage=triage, atlas=atlas)
+        return diagnose_sources(sources, index, env, progress=advance, triage=triage, atlas=atlas, names=names)
 
 
 @click.command()
@@ -139,6 +141,7 @@ def diagnose(
     a usage error or when nothing was read.
     """
     from rootcause.adapters.atlas.held import atlas_loader
+    from rootcause.adapters.atlas.names_held import names_loader
     from rootcause.adapters.inputs import materialise
     from rootcause.adapters.triage_runner import finish_triage, start_triage
     from rootcause.core.diagnosis import holds_several_ranks
@@ -159,7 +162,8 @@ def diagnose(
     # one pass: the scan feeds the triage the lines that hold its keywords; Flight Recorder dumps go to it alone
     triage, named = start_triage(given)
     show_progress = sys.stdout.isatty() and not no_progress
-    d = run_diagnosis(named, env, list(canon), show_progress, triage=triage, atlas=atlas)
+    names_index = names_loader(enabled=not no_atlas)
+    d = run_diagnosis(named, env, list(canon), show_progress, triage=triage, atlas=atlas, names=names_index)
     if not triage.has_dumps and sum(i.bytes for i in d.inputs) == 0:
         names = ", ".join(name for name, _ in named)
         raise UsageError(f"nothing read: {names} held no bytes (nothing to read, nothing to diagnose)")

@@ -341,8 +341,9 @@ def diagnose_spooled(spooled: Spooled, index: CompiledIndex) -> Diagnosis:
         for name, fh in spooled.inputs
     ]
     from rootcause.adapters.atlas.held import atlas_loader
+    from rootcause.adapters.atlas.names_held import names_loader
 
-    d = diagnose_sources(sources, index, spooled.env, atlas=atlas_loader())
+    d = diagnose_sources(sources, index, spooled.env, atlas=atlas_loader(), names=names_loader())
     if holds_several_ranks(d):
         from rootcause.adapters.triage_runner import attach_triage
 
