@@ -150,9 +150,17 @@ _PARAMS = [
 ]
 
 
+# what each of _PARAMS needs in a text to match at all: RE2's substitution is Python code of the wrapper's, so a
+# text without it skips the call (the same result; a lexical build tokenises every entry's examples)
+_NEEDS = ("0x", "/", None, None)
+_DIGIT = re.compile(r"\d")  # Python's \d: every digit RE2's ASCII \d matches, and more
+
+
 def parameterise(text: str) -> str:
-    for rx, repl in _PARAMS:
-        text = rx.sub(repl, text)
+    digits = _DIGIT.search(text) is not None
+    for (rx, repl), needs in zip(_PARAMS, _NEEDS, strict=True):
+        if (needs in text) if needs is not None else digits:
+            text = rx.sub(repl, text)
     return " ".join(text.split())
 
 
