@@ -275,9 +275,10 @@ def test_audit_workarounds_warn_once_their_bounds_are_removed() -> None:
 
 
 def test_shipped_canon_has_no_stale_advice() -> None:
+    from rootcause.adapters.cli.entries import undated_env_vars
     from rootcause.adapters.loading import load_entries
 
-    assert check_freshness([(e, e.id) for e in load_entries([])], _shipped()) == []
+    assert check_freshness([(e, e.id) for e in load_entries([])], _shipped(), undated_env_vars()) == []
 
 
 def test_choose_releases_newest_minors_last_of_earlier_majors_and_named_minors() -> None:
@@ -295,3 +296,11 @@ def test_choose_releases_newest_minors_last_of_earlier_majors_and_named_minors()
         "2.2.0",
         "2.3.0",
     ]
+
+
+def test_rc603_skips_env_vars_listed_as_undated() -> None:
+    """HSA_OVERRIDE_GFX_VERSION is read by ROCm's thunk: torch first mentioning it in a release does not date it."""
+    index = _index(("2.1.2", "2.2.2", "2.3.1"), set(), {"HSA_OVERRIDE_GFX_VERSION"}, {"HSA_OVERRIDE_GFX_VERSION"})
+    entry = _parse(_entry_with_workaround("export HSA_OVERRIDE_GFX_VERSION=10.3.0"))
+    assert [code for _, code, _ in check_freshness([(entry, "e.yaml")], index)] == ["RC603"]
+    assert check_freshness([(entry, "e.yaml")], index, frozenset({"HSA_OVERRIDE_GFX_VERSION"})) == []

@@ -393,11 +393,13 @@ def lint_entries(
     atlas: AtlasBounds | None = None,
     names: NamesIndex | None = None,
     test_threads: frozenset[str] = frozenset(),
+    undated_env: frozenset[str] = frozenset(),
 ) -> list[LintFinding]:
     """Lint parsed entries. ``reproducers`` (entry id -> what the adapter found) turns on RC802/RC803; ``atlas``
     (what the adapter read of the message atlas) turns on RC509-RC511; ``names`` (the names index of released
     packages) turns on RC602/RC603; ``test_threads`` (the corpus's test-split thread URLs, keyed by
-    core/lint_split.thread_key) turns on RC110."""
+    core/lint_split.thread_key) turns on RC110; ``undated_env`` (env vars the lists mark `dated: false`) are left out of
+    RC602/RC603."""
     entries = {e.id: (e, path) for e, path in loaded}
     ids = set(entries)
     out: list[LintFinding] = []
@@ -422,5 +424,5 @@ def lint_entries(
     out += check_duplicates(entries)
     out += [LintFinding(path, code, message) for path, code, message in check_linked_advice(entries)]
     out += check_normalisers()
-    out += [LintFinding(path, code, message) for path, code, message in check_freshness(entries.values(), names or {})]
+    out += [LintFinding(path, code, message) for path, code, message in check_freshness(entries.values(), names or {}, undated_env)]
     return sorted(out, key=lambda f: (f.path, f.code, f.message))

@@ -224,8 +224,12 @@ def _env_presences(found: list[Presence], named: set[str]) -> list[Presence]:
     return found
 
 
-def check_freshness(entries: Iterable[tuple[Entry, str]], index: NamesIndex) -> list[Finding]:
-    """RC602/RC603 for every workaround and dead end of every entry."""
+def check_freshness(
+    entries: Iterable[tuple[Entry, str]], index: NamesIndex, undated_env: frozenset[str] = frozenset()
+) -> list[Finding]:
+    """RC602/RC603 for every workaround and dead end of every entry. ``undated_env``: environment variables that the
+    env var lists mark `dated: false`, read by a runtime outside the packages the index reads (HSA_OVERRIDE_GFX_VERSION,
+    read by ROCm's thunk): a package that merely mentions one does not date it."""
     if not index:
         return []
     fresh = Freshness(index)
@@ -240,6 +244,8 @@ def check_freshness(entries: Iterable[tuple[Entry, str]], index: NamesIndex) -> 
             specs = _bounds(reqs, conditions)
             named = {canonicalize_name(p) for p, _ in specs}
             for item in named_items(text):
+                if item.kind == "env" and item.name in undated_env:
+                    continue
                 found = fresh.presences(item)
                 if item.kind == "env":
                     found = _env_presences(found, named)

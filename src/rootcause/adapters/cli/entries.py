@@ -51,18 +51,26 @@ def cited_fixture_reader(roots: list[Path]) -> Callable[[str], str | None] | Non
     return read
 
 
-def known_env_vars() -> set[str]:
+def _env_var_rows() -> list[dict]:
     from importlib import resources
 
     import yaml
 
-    names: set[str] = set()
+    rows: list[dict] = []
     folder = resources.files("rootcause") / "data" / "env_vars"
     for item in folder.iterdir():
         if item.name.endswith(".yaml"):
-            for row in yaml.safe_load(item.read_text(encoding="utf-8")) or []:
-                names.add(row["name"])
-    return names
+            rows += yaml.safe_load(item.read_text(encoding="utf-8")) or []
+    return rows
+
+
+def known_env_vars() -> set[str]:
+    return {row["name"] for row in _env_var_rows()}
+
+
+def undated_env_vars() -> frozenset[str]:
+    """Env vars listed with `dated: false`: read outside the packages the names index reads (RC602/RC603 skip them)."""
+    return frozenset(row["name"] for row in _env_var_rows() if row.get("dated") is False)
 
 
 @click.command()
@@ -197,6 +205,7 @@ def lint(
         atlas=None if no_atlas else _atlas_bounds(atlas_file, [entry for entry, _ in loaded.values()]),
         names=load_names(names_path),
         test_threads=corpus_test_threads(corpus) if corpus is not None else frozenset(),
+        undated_env=undated_env_vars(),
     )
     errors = [p for p in problems if p.severity == "error"]
     if output == "json":
