@@ -424,5 +424,8 @@ def lint_entries(
     out += check_duplicates(entries)
     out += [LintFinding(path, code, message) for path, code, message in check_linked_advice(entries)]
     out += check_normalisers()
-    out += [LintFinding(path, code, message) for path, code, message in check_freshness(entries.values(), names or {}, undated_env)]
+    out += [
+        LintFinding(path, code, message)
+        for path, code, message in check_freshness(entries.values(), names or {}, undated_env)
+    ]
     return sorted(out, key=lambda f: (f.path, f.code, f.message))
