@@ -100,3 +100,17 @@ UNRELATED = [
 @pytest.mark.parametrize("text", UNRELATED)
 def test_look_alike_lines_get_no_pattern_answer(canon_index, text: str) -> None:
     assert first_pattern_finding(text, canon_index) is None
+
+
+def test_nccl_proxy_wrapper_ranks_below_the_socket_error_it_wraps(canon_index) -> None:
+    """The proxy service's 'Failed to execute operation' only says that an operation it ran failed (retcode 6, a
+    system error): the socket error logged just before it is the cause, and comes first (NVIDIA/nccl#795)."""
+    log = (
+        "a100-st-p4d24xlarge-22:183006:183220 [1] misc/socket.cc:518 NCCL WARN Net : Call to recv from "
+        "10.200.84.247<58355> failed : Broken pipe\n"
+        "a100-st-p4d24xlarge-22:183006:183220 [1] NCCL INFO proxy.cc:991 -> 6\n"
+        "a100-st-p4d24xlarge-22:183006:183220 [1] proxy.cc:1119 NCCL WARN [Proxy Service 9] Failed to execute "
+        "operation Connect from rank 9, retcode 6\n"
+    )
+    ids = [f.id for f in diagnose_text(log, canon_index).findings]
+    assert ids[0] == "nccl/socket-call-failed" and ids[-1] == "nccl/proxy-operation-failed", ids
