@@ -118,6 +118,26 @@ def test_a_notice_beside_an_error_level_log_line_is_no_known_error() -> None:
     assert calm.matched, "an info line is no failure of its own"
 
 
+def test_a_notice_beside_a_log_header_of_error_level_is_no_known_error() -> None:
+    """The level may be in the header that cleaning strips (DeepSpeed's ``[date] [ERROR] [launch.py:...]``, glog's
+    ``E1202 ...``): it is read from the raw line (deepspeed#4000: a launcher killed by SIGKILL after a warning). An
+    INFO header is not an error; a long hostile line is read no further than a header's length."""
+    index = index_of(NOTICE, CATCH_ALL)
+    sigkill = (
+        "[2023-07-20 15:45:13,982] [ERROR] [launch.py:321:sigkill_handler] ['/usr/bin/python3', '-u', 'main.py', "
+        "'--local_rank=1'] exits with return code = -7\n"
+    )
+    glog = "[E1202 13:13:37.486 process.cpp:17] worker 3 failed with an unknown error\n"
+    for line in (sigkill, glog):
+        d = diagnose_text(NOTICE_LINE + "\n" + line, index)
+        assert [f.id for f in d.findings] == ["t/notice"] and not d.matched, line
+        assert line.split("]")[0] in (d.abstain_reason or ""), d.abstain_reason
+    info = sigkill.replace("[ERROR]", "[INFO]")
+    assert diagnose_text(NOTICE_LINE + "\n" + info, index).matched
+    hostile = "[" * 60_000 + " 1" * 2_000 + "\n"
+    assert diagnose_text(NOTICE_LINE + "\n" + hostile, index).matched
+
+
 def test_a_notice_beside_a_traceback_cut_before_its_exception_is_no_known_error() -> None:
     ipython = (
         "-" * 75 + "\nRuntimeError                              Traceback (most recent call last)\nCell In[3], line 11"

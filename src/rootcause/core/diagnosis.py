@@ -370,10 +370,11 @@ def diagnose_sources(
             f"the threshold ({LEXICAL_THRESHOLD})"
         )
         reason = "; ".join(["no known error matched", *import_facts]) if import_facts else reason
-    unexplained = [line[4] for line in lexical_lines if (line[1], line[2]) not in explained]
+    unexplained_pairs = [(line[3], line[4]) for line in lexical_lines if (line[1], line[2]) not in explained]
+    unexplained = [clean for _, clean in unexplained_pairs]
     wrapped = (
         wraps_an_unknown_error(findings, catch_alls, explained)
-        or notices_beside_a_crash(findings, unexplained)
+        or notices_beside_a_crash(findings, unexplained_pairs)
         or wrapper_beside_a_compile_error(findings, unexplained)
     )
     if wrapped is not None:

@@ -133,20 +133,26 @@ def wrapper_beside_a_compile_error(findings: Sequence[object], unexplained_lines
 _ERROR_OF_ITS_OWN = re.compile(r"^\W*(?:[\w.]*(?:Error|Exception)\b:|(?:ERROR|FATAL|CRITICAL)\b)")
 
 
-def notices_beside_a_crash(findings: Sequence[object], unexplained_lines: Iterable[str]) -> str | None:
+# the level a log header gives, which cleaning strips with the header: DeepSpeed's and loguru-style ``[ERROR]`` fields
+# after a timestamp, and glog's ``E1202 13:13:37.486`` / ``F...`` (c10's own errors and fatal checks)
+_ERROR_LEVEL_HEADER = re.compile(
+    r"^\W*(?:\[?[\d:\-.,T /]+\]?\s*)?\[(?:ERROR|FATAL|CRITICAL)\]|^\W*\[?[EF]\d{4} \d\d:\d\d:\d\d"
+)
+
+
+def notices_beside_a_crash(findings: Sequence[object], unexplained_lines: Iterable[tuple[str, str]]) -> str | None:
     """When every finding is a notice (a warning printed while the job went on) and the input shows a Python
     traceback, an exception line or an error-level log line that no finding explains (a traceback even cut before its
-    exception line), the job died of something else: no known error matched. Gives that line, or None."""
+    exception line), the job died of something else: no known error matched. ``unexplained_lines`` are (raw,
+    cleaned) pairs: a log header's level is read from the raw line. Gives that line, or None."""
     if not _all_in_roles(findings, ("notice",)):
         return None
-    return next(
-        (
-            line.strip()[:200]
-            for line in unexplained_lines
-            if TRACEBACK_HEADER in line or _ERROR_OF_ITS_OWN.match(line.strip())
-        ),
-        None,
-    )
+    for raw, clean in unexplained_lines:
+        if TRACEBACK_HEADER in clean or _ERROR_OF_ITS_OWN.match(clean.strip()):
+            return clean.strip()[:200]
+        if _ERROR_LEVEL_HEADER.match(raw[:80]):  # a header is short: a long hostile line is not read whole
+            return raw.strip()[:200]  # the level is in the header the cleaned line lost
+    return None
 
 
 def unclassified_of(
