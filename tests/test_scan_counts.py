@@ -109,3 +109,25 @@ def test_a_crlf_split_between_two_pieces_is_one_line_end() -> None:
     ]
     assert all(not line.text.endswith("\r") for f in split.findings for line in f.lines)
     assert split.inputs[0].lines == whole.inputs[0].lines == 2
+
+
+def test_a_line_matched_at_every_repeat_is_one_line_to_handle(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A long line on which patterns match again and again (hostile input: one message repeated 100,000 times on one
+    line) is one item of the scan's list of lines to handle, not one per match: memory stays flat."""
+    from rootcause.core.matching.scan import SourceScanner
+
+    index = load_index()
+    if index.hs_db is None:
+        return
+    seen: list[int] = []
+    real = SourceScanner._merged_lines
+
+    def spy(data, lo, halts, late):  # type: ignore[no-untyped-def]
+        seen.append(len(halts) + len(late))
+        return real(data, lo, halts, late)
+
+    monkeypatch.setattr(SourceScanner, "_merged_lines", staticmethod(spy))
+    scanner = SourceScanner(index)
+    scanner.feed(("RuntimeError: CUDA error: out of memory " * 100_000 + "\nstep 2\n").encode())
+    scanner.finish()
+    assert seen and max(seen) <= 2, seen

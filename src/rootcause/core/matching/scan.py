@@ -47,6 +47,7 @@ MAX_CONTEXT = 8 << 10  # the most of a multi-line match's window a hit keeps
 MAX_CONTEXTS = 256  # hits that keep their window, per input
 SINGLES_HELD = 1024  # distinct lines read alone whose outcome a scan keeps for their repeats ...
 SINGLE_HELD_BYTES = 2048  # ... each at most this long (a few MiB in all)
+LATE_LIMIT = 1 << 16  # matches reported out of order, per chunk (hyperscan reports in order of end offset)
 
 
 class TriageTap(Protocol):
@@ -176,8 +177,12 @@ class SourceScanner(ErrorishLines, WrapRepair):
         triage_lo = self.index.special_ids["triage"]
         tap = self._tap
         keyword_ends: list[int] = []
-        ends: list[int] = []  # where a canon pattern's scanned form ends
-        multi_ends: set[int] = set()  # ... and those of multi-line patterns
+        # the lines where a canon pattern's scanned form ends, [start, stop at its newline, whether a multi-line
+        # pattern may end there], one item a line: a long line on which a pattern matches at every byte (hostile
+        # input) adds one item, not one per match
+        halts: list[list[int]] = []
+        late: list[tuple[int, bool]] = []  # matches reported after a later line's (kept apart, merged after the scan)
+        size = len(data)
         n_scanned = self.index.n_scanned
         window_of = self.index.window_of
 
@@ -185,20 +190,30 @@ class SourceScanner(ErrorishLines, WrapRepair):
             if end <= lo:
                 return False  # ends on a line handled with the previous chunk
             if pattern_id >= triage_lo:
-                if tap is not None:
+                if tap is not None and (not keyword_ends or keyword_ends[-1] != end):
                     keyword_ends.append(end)
-            elif pattern_id == errorish_id:
-                errorish.append(end)  # remembered only: the lexical stage reads a few of them
-            else:
-                ends.append(end)
-                if pattern_id < n_scanned and window_of(pattern_id) > 1:
-                    multi_ends.add(end)
+                return False
+            if pattern_id == errorish_id:
+                if not errorish or errorish[-1] != end:
+                    errorish.append(end)  # remembered only: the lexical stage reads a few of them
+                return False
+            multi = pattern_id < n_scanned and window_of(pattern_id) > 1
+            last = halts[-1] if halts else None
+            if last is not None and last[0] < end <= last[1] + 1:  # on the line already recorded
+                if multi:
+                    last[2] = 1
+            elif last is None or end > last[1] + 1:  # the first candidate on a new line
+                start = data.rfind(b"\n", lo, end - 1) + 1 or lo
+                stop = data.find(b"\n", end - 1)
+                halts.append([start, size if stop < 0 else stop, int(multi)])
+            elif len(late) < LATE_LIMIT:
+                late.append((end, multi))
             return False
 
         self.index.hs_db.scan(data, match_event_handler=on_match, scratch=self._scratch)
-        halts = self._lines_of(data, lo, ends, multi_ends)
+        merged = self._merged_lines(data, lo, halts, late)
         keyword_lines = self._keyword_lines(data, lo, keyword_ends) if tap is not None else {}
-        line_no = self._handle_halts(data, lo, base, halts, keyword_lines)
+        line_no = self._handle_halts(data, lo, base, merged, keyword_lines)
         self._keep_errorish_offsets(data, errorish, lo, base)
         if tap is not None:
             spans = [(a - lo, b - lo, n) for a, (b, n) in sorted(keyword_lines.items())]  # in input order
@@ -207,20 +222,17 @@ class SourceScanner(ErrorishLines, WrapRepair):
         return line_no
 
     @staticmethod
-    def _lines_of(data: bytes, lo: int, ends: list[int], multi_ends: set[int]) -> list[tuple[int, int, bool]]:
-        """The lines the candidates end on, in input order: (start, stop at its newline, whether a multi-line
-        pattern may end on it)."""
-        halts: list[tuple[int, int, bool]] = []
-        line_stop = -1
-        for end in sorted(set(ends)):
-            if end > line_stop + 1:  # the first candidate on a new line
-                start = data.rfind(b"\n", lo, end - 1) + 1 or lo
-                stop = data.find(b"\n", end - 1)
-                line_stop = len(data) if stop < 0 else stop
-                halts.append((start, line_stop, end in multi_ends))
-            elif end in multi_ends and not halts[-1][2]:
-                halts[-1] = (halts[-1][0], halts[-1][1], True)
-        return halts
+    def _merged_lines(
+        data: bytes, lo: int, halts: list[list[int]], late: list[tuple[int, bool]]
+    ) -> list[tuple[int, int, bool]]:
+        """The lines to handle, in input order, with those of matches reported out of order merged in."""
+        lines = {start: (stop, bool(multi)) for start, stop, multi in halts}
+        for end, multi in late:
+            start = data.rfind(b"\n", lo, end - 1) + 1 or lo
+            stop = data.find(b"\n", end - 1)
+            known = lines.get(start)
+            lines[start] = (len(data) if stop < 0 else stop, multi or (known is not None and known[1]))
+        return [(start, stop, multi) for start, (stop, multi) in sorted(lines.items())]
 
     def _handle_halts(
         self, data: bytes, lo: int, base: int, halts: list[tuple[int, int, bool]], keyword_lines: dict[int, list[int]]
