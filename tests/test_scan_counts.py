@@ -36,9 +36,12 @@ def test_a_line_where_only_one_line_patterns_end_cleans_no_window(monkeypatch) -
     index = load_index()
     if index.hs_db is None:  # the narrow path is hyperscan's; RE2's fallback scans each window size
         return
+    import rootcause.core.matching.scan_confirm as scan_confirm
+
     calls = []
     real = scan.strip_framing
-    monkeypatch.setattr(scan, "strip_framing", lambda text: calls.append(1) or real(text))
+    for module in (scan, scan_confirm):  # the line's own cleaning, and the windows'
+        monkeypatch.setattr(module, "strip_framing", lambda text: calls.append(1) or real(text))
     noise = "".join(f"step {n} loss 0.{n % 97:02d}\n" for n in range(60))
     warning = (
         "UserWarning: This DataLoader will create 64 worker processes in total. Our suggested max number of worker"
@@ -61,9 +64,12 @@ def test_a_repeated_line_is_read_once_and_each_repeat_is_a_hit(monkeypatch) -> N
     index = load_index()
     if index.hs_db is None:
         return
+    import rootcause.core.matching.scan_confirm as scan_confirm
+
     calls = []
     real = scan.strip_framing
-    monkeypatch.setattr(scan, "strip_framing", lambda text: calls.append(text) or real(text))
+    for module in (scan, scan_confirm):
+        monkeypatch.setattr(module, "strip_framing", lambda text: calls.append(text) or real(text))
     warning = (
         "UserWarning: This DataLoader will create 64 worker processes in total. Our suggested max number of worker"
     )
