@@ -27,8 +27,6 @@ from rootcause.core.model import Entry
 
 NamesSource: TypeAlias = NamesIndex | Callable[[], NamesIndex | None] | None
 
-# the import name of a package -> its name in the index (a distribution's name), where they differ
-DISTRIBUTION = {"pytorch_lightning": "pytorch-lightning"}
 _MAX_SHOWN = 3
 
 
@@ -54,7 +52,7 @@ def unfounded_import(package: str, name: str, index: NamesIndex) -> str | None:
     """Why a version-skew reading of `cannot import name '<name>' from '<package>'` is unfounded, or None when the
     index cannot tell (the package is not in it, a release read defines the name, or nothing else explains it)."""
     top = package.split(".")[0]
-    names = index.get(DISTRIBUTION.get(top, top)) or index.get(top.replace("_", "-"))
+    names = index.get(top) or index.get(top.replace("_", "-"))  # the index is keyed by distribution name
     if names is None or not names.releases or _defines(names, name):
         return None
     held = f"the names index holds no '{name}' in {top} (releases {names.releases[0]} to {names.releases[-1]} read)"

@@ -336,13 +336,7 @@ class SourceScanner(ConfirmedHits, ErrorishLines, WrapRepair):
 
     def _window_text(self, window: int) -> str:
         """The last `window` lines, cleaned, joined with newlines."""
-        tail = self._tail
-        first = max(0, len(tail) - window)
-        for i in range(first, len(tail)):
-            line = tail[i]
-            if isinstance(line, bytes):  # cleaned once, in place: every wider window reads it again
-                tail[i] = strip_framing(line[:MAX_LINE].decode("utf-8", "replace")).text
-        return "\n".join(itertools.islice(tail, first, None))  # type: ignore[arg-type]
+        return "\n".join(self._window_lines(window))
 
     # -- one line ---------------------------------------------------------------------------
     def _handle_line(self, raw: str, line_no: int) -> None:
@@ -371,7 +365,7 @@ class SourceScanner(ConfirmedHits, ErrorishLines, WrapRepair):
         first = max(0, len(tail) - window)
         for i in range(first, len(tail)):
             line = tail[i]
-            if isinstance(line, bytes):
+            if isinstance(line, bytes):  # cleaned once, in place: every wider window reads it again
                 tail[i] = strip_framing(line[:MAX_LINE].decode("utf-8", "replace")).text
         return list(itertools.islice(tail, first, None))  # type: ignore[arg-type]
 

@@ -60,9 +60,7 @@ class ConfirmedHits:
         for name, version in versions_in_line(text).items():
             self.result.env.setdefault(name, version)
 
-    def _confirmed_groups(
-        self, lines: list[str], clean: CleanLine
-    ) -> list[tuple[int, str, list[tuple[int, dict[str, str]]]]]:
+    def _confirmed_groups(self, lines: list[str], clean: CleanLine) -> Groups:
         """The patterns confirmed on the last of ``lines`` (cleaned, the line itself last), per window size: one scan
         of the widest window's text, as a window's text is its last lines, so a pattern that may match a window ends
         past its first byte in the widest one; each candidate is confirmed on its window's own text."""
@@ -78,7 +76,7 @@ class ConfirmedHits:
         window_of = index.window_of
         for p in sorted(ends):
             by_window.setdefault(window_of(p), []).append(p)
-        groups = []
+        groups: Groups = []
         for window in index.windows:
             candidates = by_window.get(window)
             if candidates is None:
@@ -93,13 +91,13 @@ class ConfirmedHits:
                     groups.append((window, text, confirmed))
         return groups
 
-    def _confirmed(self, found: list[int], text: str) -> list[tuple[int, dict[str, str]]]:
+    def _confirmed(self, found: list[int], text: str) -> Confirmed:
         confirm = self.index.confirm
         return [(p, params) for p in found if (params := confirm(p, text)) is not None]
 
     def _record_hits(
         self,
-        confirmed: list[tuple[int, dict[str, str]]],
+        confirmed: Confirmed,
         window: int,
         text: str,
         clean: CleanLine,
