@@ -10,6 +10,8 @@ from rootcause.adapters.loading import load_entries
 from rootcause.core.diagnosis import diagnose_text
 from rootcause.core.matching.heads import required_literal
 from rootcause.core.matching.index import CompiledIndex, hyperscan
+from rootcause.core.matching.large_prefilter import last_line_literal, unbounded_repeats
+from rootcause.core.matching.scan import iter_text_chunks
 
 needs_hyperscan = pytest.mark.skipif(hyperscan is None, reason="the prefilter is hyperscan's")
 
@@ -40,6 +42,7 @@ def test_every_canon_example_gets_the_same_diagnosis_from_the_literal_prefilter(
     entries = load_entries()
     whole, by_literal = CompiledIndex(entries), CompiledIndex(entries, literal_above=0)
     assert not whole._by_literal and len(by_literal._by_literal) > by_literal.n_scanned // 2
+    assert sum(by_literal.window_of(i) > 1 for i in by_literal._by_literal) >= 10  # multi-line ones by their last line
     for entry in entries:
         for example in entry.examples:
             a, b = diagnose_text(example.text, whole), diagnose_text(example.text, by_literal)
@@ -57,3 +60,58 @@ def test_a_literal_hit_the_pattern_rejects_is_no_candidate() -> None:
     assert index.candidates("DemoError: rank three, no peer lost", 1, index.hs_scratch.clone()) == []
     found = diagnose_text("noise\n[rank3]: DemoError: rank 3 lost its peer\nmore noise\n", index)
     assert [f.id for f in found.findings] == ["pytorch/demo-literal"]
+
+
+@pytest.mark.parametrize(
+    ("regex", "literal"),
+    [
+        (r"Traceback \(most recent call last\):\n[^\n]*\n[^\n]*DemoFault: rank (?P<rank>\d+) lost", "DemoFault: rank "),
+        (r"^Couldn't cast\n[\s\S]*because column names don't match", "because column names don't match"),
+        (r"from torch\._C import \*\n\s*ImportError: DLL load failed", "ImportError: DLL load failed"),
+        # after the literal the pattern may cross a line: the match may end on a later line than the literal's
+        (r"Segmentation fault occurred here\s+\d+", ""),
+        (r"first line of the message(?:\n[^\n]*)?", ""),
+        (r"(?s)first line of the message.*end", ""),  # a dot that crosses lines
+        (r"(?i)first line\nsecond line of it", ""),  # case folded: no byte-wise literal
+        (r"one line\n(?:alpha|beta) second line [^\n]*$", " second line "),
+        (r"one line\n[^x]+ second line", " second line"),  # what crosses lines before the literal does not matter
+        (r"one line\n second line[^x]+", ""),  # a negated class without the newline crosses it
+    ],
+)
+def test_last_line_literal(regex: str, literal: str) -> None:
+    assert last_line_literal(regex) == literal
+
+
+@pytest.mark.parametrize(
+    ("regex", "loose"),
+    [
+        (r"a\n[^\n]{0,128}?b", r"a\n[^\n]*b"),
+        (r"(?:x\n){1,48}?y{2,3}z{3}w{2,}", r"(?:x\n)+y+z{3}w{2,}"),  # exact and open repeats stay
+        (r"\{0,3\}[{0,3}]", r"\{0,3\}[{0,3}]"),  # escaped braces and a class's braces are text
+    ],
+)
+def test_unbounded_repeats(regex: str, loose: str) -> None:
+    assert unbounded_repeats(regex) == loose
+
+
+@needs_hyperscan
+def test_a_multi_line_pattern_held_by_its_last_line_is_found_across_framing_and_chunks() -> None:
+    entry = make_entry(
+        "pytorch/demo-multi",
+        r"DemoWorker failed on host (?P<host>\w+)\n(?:[^\n]*\n){0,3}?[^\n]*DemoFault: rank (?P<rank>\d+) lost its peer",
+        "DemoWorker failed on host alpha\nDemoFault: rank 3 lost its peer",
+        window=5,
+    )
+    index = CompiledIndex([entry], literal_above=0)
+    assert index._literal_sources == {0: "".join(f"\\x{b:02x}" for b in b"DemoFault: rank ")}
+    noise = "".join(f"step {i} loss 0.5\n" for i in range(5000))
+    log = f"{noise}[rank1]: DemoWorker failed on host beta\n[rank1]: detail\n[rank1]: DemoFault: rank 7 lost its peer\n{noise}"
+    from rootcause.core.diagnosis import SourceInput, diagnose_sources
+
+    for size in (64, 4096, 1 << 20):  # the window split across chunks, or not
+        found = diagnose_sources([SourceInput("log", iter_text_chunks(log, size))], index)
+        assert [(f.id, f.params.get("rank"), f.params.get("host")) for f in found.findings] == [
+            ("pytorch/demo-multi", "7", "beta")
+        ], size
+    lone = diagnose_sources([SourceInput("log", iter_text_chunks(noise + "DemoFault: rank 7 lost its peer\n"))], index)
+    assert not lone.findings  # the literal alone is no match: RE2 confirms the whole window

@@ -18,6 +18,7 @@ from typing import Any
 import re2
 
 from rootcause.core.matching.heads import MIN_HEAD, TAIL_LITERAL_MIN, derive_heads, required_literal, scan_tail
+from rootcause.core.matching.large_prefilter import last_line_literal, unbounded_repeats
 from rootcause.core.matching.lexical import LexicalIndex
 from rootcause.core.matching.patterns import compile_re2, group_names, literal_length, prefilter_source
 from rootcause.core.matching.re2_sets import SetCompileError, compiled_sets
@@ -220,11 +221,17 @@ class CompiledIndex:
             return hyperscan.loadb(blob, hyperscan.HS_MODE_BLOCK)
         flags = hyperscan.HS_FLAG_MULTILINE | hyperscan.HS_FLAG_PREFILTER | hyperscan.HS_FLAG_ALLOWEMPTY
         literals = self._literal_sources
+        large = self.n_scanned > self._literal_above  # loosened: a large canon's build (core/matching/large_prefilter)
         sources, all_flags = [], []
         for i, p in enumerate(self.patterns[: self.n_scanned]):
             literal = literals.get(i)
-            sources.append(prefilter_source(scan_tail(p.regex)) if literal is None else literal)
-            all_flags.append(flags if literal is None else 0)
+            if literal is not None:
+                sources.append(literal)
+                all_flags.append(0)
+                continue
+            source = prefilter_source(scan_tail(p.regex))
+            sources.append(unbounded_repeats(source) if large else source)
+            all_flags.append(flags)
         sources += [ERRORISH_REGEX, ENV_HINT_REGEX]
         sources += [re.escape(k.decode()) for k in TRIAGE_KEYWORDS]
         all_flags += [flags] * (len(sources) - len(all_flags))
@@ -243,12 +250,13 @@ class CompiledIndex:
 
     def _literals(self) -> dict[int, str]:
         """The scanned patterns the prefilter looks for by their required literal (a large canon only), as
-        hyperscan expressions (each byte escaped); they are remembered in ``_by_literal``."""
+        hyperscan expressions (each byte escaped); they are remembered in ``_by_literal``. A multi-line pattern's
+        literal is one on the line where its match ends (core/matching/large_prefilter.py), as the scan needs."""
         if self.n_scanned <= self._literal_above:
             return {}
         out: dict[int, str] = {}
         for i, p in enumerate(self.patterns[: self.n_scanned]):
-            literal = required_literal(p.regex) if p.window == 1 else ""
+            literal = required_literal(p.regex) if p.window == 1 else last_line_literal(p.regex)
             if len(literal) >= LITERAL_MIN and "\n" not in literal:
                 out[i] = "".join(f"\\x{b:02x}" for b in literal.encode())
                 self._by_literal[i] = None
@@ -377,7 +385,8 @@ def database_layout() -> str:
     """What the compiled hyperscan database holds besides the canon's patterns, and in which order: a change
     (a triage keyword added, an id moved, the prefilter loosened) changes the index cache key, so a stale
     database is never loaded."""
-    parts = ["layout 6", "patterns", f"literals above {LITERAL_ABOVE}, at least {LITERAL_MIN}", "heads 3"]
+    parts = ["layout 7", "patterns", f"literals above {LITERAL_ABOVE}, at least {LITERAL_MIN}", "heads 3"]
+    parts.append("a large canon: multi-line patterns by their last line's literal, bounded repeats unbounded")
     parts.append(f"multi-line patterns by their tails, literal at least {TAIL_LITERAL_MIN}")
     parts += ["errorish", ERRORISH_REGEX, "env", ENV_HINT_REGEX, "triage"]
     parts += [k.decode() for k in TRIAGE_KEYWORDS]

@@ -1,0 +1,117 @@
+"""What a large canon's prefilter holds in place of its patterns: literals, and regexes without bounded repeats.
+
+Hyperscan compiles a literal in microseconds and a regex in milliseconds, more with each bounded repeat it must
+count (each newline of a multi-line pattern may be followed by up to 128 characters of framing): at 100,000 entries
+the few thousand regexes were most of the index build. Past ``LITERAL_ABOVE`` scanned patterns (core/matching/index.py):
+
+- a one-line pattern is held by its required literal (heads.required_literal);
+- a multi-line pattern by a literal of its last line (``last_line_literal``): the raw-text scan needs of it only the
+  lines where a match may end (``SourceScanner``), and a literal that every match holds, with nothing after it in the
+  pattern that can cross a newline, sits on that very line;
+- any other pattern by its prefilter form with each bounded repeat unbounded (``unbounded_repeats``): it matches
+  wherever the pattern does, and ends wherever a match of it ends.
+
+Lines that hold a literal, or match a loosened form, without matching the pattern cost an RE2 confirmation each.
+"""
+
+from __future__ import annotations
+
+import re
+
+from rootcause.core.matching.heads import atoms, literal_char, top_level_alternatives
+
+# An escape that stands for more than its own next character, or a case-folding or dot-all flag: no byte-wise literal
+# (the same refusal as heads.required_literal), or a '.' that may cross a newline.
+_NO_LITERAL = re.compile(r"\\[xQ0-9cuUoNEzCpP]|\(\?[a-zA-Z-]*[is]")
+_CROSSES_IN_CLASS = ("\\n", "\\s", "\\D", "\\W", "[:")  # a positive class holding one of these may match a newline
+_GROUP_OPENING = re.compile(r"\((?:\?:|\?P<\w+>|\?[a-zA-Z]*:)?")
+
+
+def _base(atom: str) -> str:
+    """The atom without its quantifier."""
+    if atom.startswith("\\"):
+        return atom[:2]
+    if atom.startswith(("[", "(")):
+        closing = "]" if atom[0] == "[" else ")"
+        return atom[: atom.rindex(closing) + 1]
+    return atom[:1]
+
+
+def _stays_on_its_line(atom: str) -> bool:
+    """Whether no text the atom matches holds a newline (conservative: when unsure, it may)."""
+    base = _base(atom)
+    if base.startswith("\\"):
+        return base not in ("\\n", "\\s", "\\D", "\\W")
+    if base.startswith("[^"):
+        return "\\n" in base or "\\s" in base  # a negated class that names the newline (or all space) excludes it
+    if base.startswith("["):
+        return not any(crossing in base for crossing in _CROSSES_IN_CLASS)
+    if base.startswith("("):
+        opening = _GROUP_OPENING.match(base)
+        if opening is None or not base.endswith(")"):
+            return False
+        body = base[opening.end() : -1]
+        for alternative in top_level_alternatives(body):
+            parts = atoms(alternative)
+            if parts is None or not all(_stays_on_its_line(a) for a in parts):
+                return False
+        return True
+    return base != "\n"
+
+
+def last_line_literal(regex: str) -> str:
+    """The longest run of literal characters, outside any group, that every match of a multi-line pattern holds on
+    the line where the match ends: after the run, no atom of the pattern can match a newline. '' when there is none
+    (a top-level alternation, a case-folding or dot-all flag, an escape of more than one character)."""
+    if _NO_LITERAL.search(regex):
+        return ""
+    parts = atoms(regex)
+    if parts is None:
+        return ""
+    safe_from = len(parts)  # parts[safe_from:] stay on their line
+    while safe_from > 0 and _stays_on_its_line(parts[safe_from - 1]):
+        safe_from -= 1
+    best, run = "", ""
+    for atom in parts[safe_from:]:
+        lit = literal_char(atom)
+        if lit:
+            run += lit
+            continue
+        if len(run) > len(best):
+            best = run
+        run = ""
+    return run if len(run) > len(best) else best
+
+
+_BOUNDED_REPEAT = re.compile(r"\{(\d+),(\d+)\}\??")
+
+
+def unbounded_repeats(regex: str) -> str:
+    """The regex with each ``{m,n}`` repeat (outside a class, not escaped) made ``*`` (m = 0) or ``+``: a looser regex,
+    matching every text the pattern matches and ending wherever a match of it ends."""
+    out: list[str] = []
+    i, in_class = 0, False
+    while i < len(regex):
+        ch = regex[i]
+        if ch == "\\":
+            out.append(regex[i : i + 2])
+            i += 2
+            continue
+        if in_class:
+            in_class = ch != "]"
+        elif ch == "[":
+            in_class = True
+            if regex[i + 1 : i + 2] == "]" or regex[i + 1 : i + 3] == "^]":  # a leading ] is a literal
+                close = i + (2 if regex[i + 1] == "]" else 3)
+                out.append(regex[i:close])
+                i = close
+                continue
+        elif ch == "{":
+            repeat = _BOUNDED_REPEAT.match(regex, i)
+            if repeat is not None:
+                out.append("*" if int(repeat.group(1)) == 0 else "+")
+                i = repeat.end()
+                continue
+        out.append(ch)
+        i += 1
+    return "".join(out)
