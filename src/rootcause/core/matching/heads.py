@@ -29,6 +29,7 @@ MAX_OBJECT_GAP = 16  # how far after a head the name of what the message is abou
 MAX_HEAD_PARAMS = 2  # parameters (classes, groups) before the head is long enough: more, and it is not stable
 MAX_EXCEPTION_NAME = 80  # the longest dotted exception name looked for at a pattern's start
 MAX_TAIL_ATOMS = 400  # RE2 nests at most 1000 groups; a cut later than this is not tried
+ATOMS_KNOWN = 1 << 16  # distinct atoms whose literal text is kept (bounded: a canon's atoms are mostly its letters)
 _QUANTIFIER_START = set("*+?{")
 # Where a cut line may end: after any atom of the pattern, then punctuation, an ellipsis or a closing quote. A
 # parameter is never cut: it is often what tells entries apart, and a partial one could be any of them.
@@ -86,8 +87,10 @@ def _atoms(regex: str) -> tuple[str, ...] | None:
     return tuple(out)
 
 
+@lru_cache(maxsize=ATOMS_KNOWN)
 def literal_char(atom: str) -> str:
-    """The fixed character an atom demands, or '' (a class, a group, anything quantified)."""
+    """The fixed character an atom demands, or '' (a class, a group, anything quantified). Kept per atom: deriving
+    a large canon's cut forms asks it of the same few hundred atoms some millions of times."""
     if len(atom) == 1 and atom not in "^$.":
         return atom
     if len(atom) == 2 and atom[0] == "\\" and atom[1] in _PUNCT_LITERALS:
@@ -99,6 +102,7 @@ def _is_space(atom: str) -> bool:
     return atom.startswith((" ", "\\s"))
 
 
+@lru_cache(maxsize=ATOMS_KNOWN)
 def _text(atom: str) -> str:
     """The text an atom stands for when it is literal, or a group of literals (``(?:cuDNN error: )?``) or a one-letter
     case class (``[Ee]``); '' otherwise."""
@@ -290,6 +294,7 @@ def top_level_alternatives(inner: str) -> list[str]:
     return [*out, inner[start:]]
 
 
+@lru_cache(maxsize=ATOMS_KNOWN)
 def _cut_within(atom: str) -> str:
     """A group of literal alternatives (``(?:HeaderTooLarge|header too large)``) cut inside one of them: each
     alternative's proper prefixes; '' for any other atom (a class or a quantified parameter is never cut)."""
