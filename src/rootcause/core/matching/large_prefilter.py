@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-from rootcause.core.matching.heads import atoms, literal_char, top_level_alternatives
+from rootcause.core.matching.heads import atoms, longest_literal_run, top_level_alternatives
 
 # An escape that stands for more than its own next character, or a case-folding or dot-all flag: no byte-wise literal
 # (the same refusal as heads.required_literal), or a '.' that may cross a newline.
@@ -73,16 +73,7 @@ def last_line_literal(regex: str) -> str:
     safe_from = len(parts)  # parts[safe_from:] stay on their line
     while safe_from > 0 and _stays_on_its_line(parts[safe_from - 1]):
         safe_from -= 1
-    best, run = "", ""
-    for atom in parts[safe_from:]:
-        lit = literal_char(atom)
-        if lit:
-            run += lit
-            continue
-        if len(run) > len(best):
-            best = run
-        run = ""
-    return run if len(run) > len(best) else best
+    return longest_literal_run(parts[safe_from:])
 
 
 _BOUNDED_REPEAT = re.compile(r"\{(\d+),(\d+)\}\??")
