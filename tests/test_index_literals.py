@@ -76,6 +76,8 @@ def test_a_literal_hit_the_pattern_rejects_is_no_candidate() -> None:
         (r"one line\n(?:alpha|beta) second line [^\n]*$", " second line "),
         (r"one line\n[^x]+ second line", " second line"),  # what crosses lines before the literal does not matter
         (r"one line\n second line[^x]+", ""),  # a negated class without the newline crosses it
+        (r"one line\n second line[^\\s]+", ""),  # not a backslash nor an s: the newline is in it
+        (r"one line\n second line[^\s]+", " second line"),
     ],
 )
 def test_last_line_literal(regex: str, literal: str) -> None:

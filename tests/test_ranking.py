@@ -118,6 +118,36 @@ def test_a_notice_beside_an_error_level_log_line_is_no_known_error() -> None:
     assert calm.matched, "an info line is no failure of its own"
 
 
+def test_a_notice_beside_a_build_tools_error_line_is_no_known_error() -> None:
+    """An extension build that printed torch's compiler warnings and then died in ninja or the compiler
+    (xformers#608: ``ninja: error: ...`` after two cpp_extension warnings) died of that error, which no entry knows."""
+    index = index_of(NOTICE, CATCH_ALL)
+    for line in (
+        "ninja: error: 'E:/PyCharmProjects/xformers/third_party/flash-attention/csrc/flash_attn/src/fmha_fwd.cu'",
+        "error: command 'C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v11.8\\bin\\nvcc.exe' failed",
+        "csrc/kernel.cu(42): error: identifier \"__hfma2\" is undefined",
+    ):
+        d = diagnose_text(NOTICE_LINE + "\n" + line + "\n", index)
+        assert [f.id for f in d.findings] == ["t/notice"] and not d.matched, line
+        assert line[:30] in (d.abstain_reason or ""), d.abstain_reason
+    calm = "Compiling objects... ninja: no work to do; the error count is 0"
+    assert diagnose_text(NOTICE_LINE + "\n" + calm + "\n", index).matched
+
+
+def test_a_notice_ranks_after_a_family_cause() -> None:
+    """A notice is the answer only when nothing else failed: a family entry's cause (any ML package's missing
+    attribute) still comes first, though a family ranks below every specific entry otherwise."""
+    family = make_entry(
+        "t/family",
+        r"module '(?P<package>demo_pkg)' has no attribute '(?P<name>\w+)'",
+        "AttributeError: module 'demo_pkg' has no attribute 'fit'",
+        generic=True,
+        family=True,
+    )
+    d = diagnose_text(NOTICE_LINE + "\nAttributeError: module 'demo_pkg' has no attribute 'fit'\n", index_of(NOTICE, family))
+    assert [f.id for f in d.findings] == ["t/family", "t/notice"] and d.matched
+
+
 def test_a_notice_beside_a_log_header_of_error_level_is_no_known_error() -> None:
     """The level may be in the header that cleaning strips (DeepSpeed's ``[date] [ERROR] [launch.py:...]``, glog's
     ``E1202 ...``): it is read from the raw line (deepspeed#4000: a launcher killed by SIGKILL after a warning). An

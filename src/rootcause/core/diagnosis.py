@@ -184,8 +184,11 @@ def tier(entry: Entry) -> int:
     return 3 if entry.catch_all else 2 if entry.family else int(entry.generic)
 
 
-def _rank_key(group: _Group) -> tuple[int, int, int, int, int, int]:
+def _rank_key(group: _Group) -> tuple[int, int, int, int, int, int, int]:
+    """docs/ranking.md: a notice (the job went on) after every finding but the catch-all's, even a family's cause;
+    then tier, role, pattern before lexical, input order, specificity."""
     return (
+        2 if group.entry.catch_all else int(group.entry.role is Role.NOTICE),
         tier(group.entry),
         ROLE_ORDER[group.entry.role],
         int(group.matched_by != "pattern"),

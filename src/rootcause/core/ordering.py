@@ -140,16 +140,27 @@ _ERROR_LEVEL_HEADER = re.compile(
 )
 
 
+# a build tool's or compiler driver's own error line (``ninja: error: ...``, ``error: command 'cl.exe' failed``): an
+# extension build that died while notices were printed (the lines read are those the scan found errorish)
+_BUILD_TOOL_ERROR = re.compile(
+    r"^\W*(?:(?:ninja|nvcc|gcc|g\+\+|c\+\+|clang(?:\+\+)?|cl|ld|collect2)(?:\.exe)?: (?:fatal )?error\b|error: )"
+)
+
+
 def notices_beside_a_crash(findings: Sequence[object], unexplained_lines: Iterable[tuple[str, str]]) -> str | None:
     """When every finding is a notice (a warning printed while the job went on) and the input shows a Python
-    traceback, an exception line or an error-level log line that no finding explains (a traceback even cut before its
-    exception line), the job died of something else: no known error matched. ``unexplained_lines`` are (raw,
-    cleaned) pairs: a log header's level is read from the raw line. Gives that line, or None."""
+    traceback, an exception line, an error-level log line, or a compiler's or build tool's error line that no finding
+    explains (a traceback even cut before its exception line), the job died of something else: no known error matched.
+    ``unexplained_lines`` are (raw, cleaned) pairs: a log header's level is read from the raw line. Gives that line,
+    or None."""
     if not _all_in_roles(findings, ("notice",)):
         return None
     for raw, clean in unexplained_lines:
-        if TRACEBACK_HEADER in clean or _ERROR_OF_ITS_OWN.match(clean.strip()):
-            return clean.strip()[:200]
+        line = clean.strip()
+        if TRACEBACK_HEADER in clean or _ERROR_OF_ITS_OWN.match(line) or _BUILD_TOOL_ERROR.match(line):
+            return line[:200]
+        if _COMPILER_ERROR.search(line[:2000]):
+            return line[:200]
         if _ERROR_LEVEL_HEADER.match(raw[:80]):  # a header is short: a long hostile line is not read whole
             return raw.strip()[:200]  # the level is in the header the cleaned line lost
     return None

@@ -327,8 +327,11 @@ def required_literal(regex: str) -> str:
     if _NO_LITERAL.search(regex):
         return ""
     parts = atoms(regex)
-    if parts is None:
-        return ""
+    return "" if parts is None else longest_literal_run(parts)
+
+
+def longest_literal_run(parts: list[str]) -> str:
+    """The longest run of atoms that each demand one fixed character, as text."""
     best, run = "", ""
     for atom in parts:
         lit = literal_char(atom)

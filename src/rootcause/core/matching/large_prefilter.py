@@ -18,12 +18,13 @@ from __future__ import annotations
 
 import re
 
-from rootcause.core.matching.heads import atoms, literal_char, top_level_alternatives
+from rootcause.core.matching.heads import atoms, longest_literal_run, top_level_alternatives
 
 # An escape that stands for more than its own next character, or a case-folding or dot-all flag: no byte-wise literal
 # (the same refusal as heads.required_literal), or a '.' that may cross a newline.
 _NO_LITERAL = re.compile(r"\\[xQ0-9cuUoNEzCpP]|\(\?[a-zA-Z-]*[is]")
-_CROSSES_IN_CLASS = ("\\n", "\\s", "\\D", "\\W", "[:")  # a positive class holding one of these may match a newline
+_CLASS_ITEM = re.compile(r"\\.|\[:|.", re.DOTALL)  # a class's items: an escape, a POSIX class's opening, a character
+_CROSSING_ITEMS = {"\\n", "\\s", "\\D", "\\W", "[:", "\n"}  # a positive class holding one may match a newline
 _GROUP_OPENING = re.compile(r"\((?:\?:|\?P<\w+>|\?[a-zA-Z]*:)?")
 
 
@@ -42,10 +43,11 @@ def _stays_on_its_line(atom: str) -> bool:
     base = _base(atom)
     if base.startswith("\\"):
         return base not in ("\\n", "\\s", "\\D", "\\W")
-    if base.startswith("[^"):
-        return "\\n" in base or "\\s" in base  # a negated class that names the newline (or all space) excludes it
     if base.startswith("["):
-        return not any(crossing in base for crossing in _CROSSES_IN_CLASS)
+        items = set(_CLASS_ITEM.findall(base[1:-1]))
+        if base.startswith("[^"):  # a negated class that names the newline (or all space) excludes it
+            return bool(items & {"\\n", "\\s", "\n"})
+        return not items & _CROSSING_ITEMS
     if base.startswith("("):
         opening = _GROUP_OPENING.match(base)
         if opening is None or not base.endswith(")"):
@@ -71,16 +73,7 @@ def last_line_literal(regex: str) -> str:
     safe_from = len(parts)  # parts[safe_from:] stay on their line
     while safe_from > 0 and _stays_on_its_line(parts[safe_from - 1]):
         safe_from -= 1
-    best, run = "", ""
-    for atom in parts[safe_from:]:
-        lit = literal_char(atom)
-        if lit:
-            run += lit
-            continue
-        if len(run) > len(best):
-            best = run
-        run = ""
-    return run if len(run) > len(best) else best
+    return longest_literal_run(parts[safe_from:])
 
 
 _BOUNDED_REPEAT = re.compile(r"\{(\d+),(\d+)\}\??")
