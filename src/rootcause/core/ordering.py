@@ -157,9 +157,12 @@ def notices_beside_a_crash(findings: Sequence[object], unexplained_lines: Iterab
         return None
     for raw, clean in unexplained_lines:
         line = clean.strip()
-        if TRACEBACK_HEADER in clean or _ERROR_OF_ITS_OWN.match(line) or _BUILD_TOOL_ERROR.match(line):
-            return line[:200]
-        if _COMPILER_ERROR.search(line[:2000]):
+        if (
+            TRACEBACK_HEADER in clean
+            or _ERROR_OF_ITS_OWN.match(line)
+            or _BUILD_TOOL_ERROR.match(line)
+            or _COMPILER_ERROR.search(line[:2000])
+        ):
             return line[:200]
         if _ERROR_LEVEL_HEADER.match(raw[:80]):  # a header is short: a long hostile line is not read whole
             return raw.strip()[:200]  # the level is in the header the cleaned line lost

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 
 from rootcause.core.matching.heads import atoms, longest_literal_run, top_level_alternatives
+from rootcause.core.matching.patterns import rewrite_outside_classes
 
 # An escape that stands for more than its own next character, or a case-folding or dot-all flag: no byte-wise literal
 # (the same refusal as heads.required_literal), or a '.' that may cross a newline.
@@ -82,29 +83,9 @@ _BOUNDED_REPEAT = re.compile(r"\{(\d+),(\d+)\}\??")
 def unbounded_repeats(regex: str) -> str:
     """The regex with each ``{m,n}`` repeat (outside a class, not escaped) made ``*`` (m = 0) or ``+``: a looser regex,
     matching every text the pattern matches and ending wherever a match of it ends."""
-    out: list[str] = []
-    i, in_class = 0, False
-    while i < len(regex):
-        ch = regex[i]
-        if ch == "\\":
-            out.append(regex[i : i + 2])
-            i += 2
-            continue
-        if in_class:
-            in_class = ch != "]"
-        elif ch == "[":
-            in_class = True
-            if regex[i + 1 : i + 2] == "]" or regex[i + 1 : i + 3] == "^]":  # a leading ] is a literal
-                close = i + (2 if regex[i + 1] == "]" else 3)
-                out.append(regex[i:close])
-                i = close
-                continue
-        elif ch == "{":
-            repeat = _BOUNDED_REPEAT.match(regex, i)
-            if repeat is not None:
-                out.append("*" if int(repeat.group(1)) == 0 else "+")
-                i = repeat.end()
-                continue
-        out.append(ch)
-        i += 1
-    return "".join(out)
+
+    def unbounded(text: str, i: int) -> tuple[str, int] | None:
+        repeat = _BOUNDED_REPEAT.match(text, i) if text[i] == "{" else None
+        return None if repeat is None else ("*" if int(repeat.group(1)) == 0 else "+", repeat.end())
+
+    return rewrite_outside_classes(regex, unbounded)

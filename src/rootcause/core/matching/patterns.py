@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 import re2
 
@@ -82,18 +82,33 @@ MAX_FRAMING = 128
 
 def _allow_framing_after_newlines(src: str) -> str:
     """Rewrite each `\\n` outside a character class so framing may follow it, each `$` so markup may."""
+
+    def framing_or_markup(text: str, i: int) -> tuple[str, int] | None:
+        if text.startswith("\\n", i):
+            return f"\\n[^\\n]{{0,{MAX_FRAMING}}}?", i + 2
+        if text[i] == "$":  # the cleaned line ends here; the raw one may go on with closing markup
+            return _LINE_END_OR_MARKUP, i + 1
+        return None
+
+    return rewrite_outside_classes(src, framing_or_markup)
+
+
+def rewrite_outside_classes(src: str, rewrite: Callable[[str, int], tuple[str, int] | None]) -> str:
+    """The pattern with what ``rewrite(src, i)`` gives (a replacement, and where to go on) at each position outside a
+    character class where it gives something; escapes are read whole, and a class's leading ``]`` as a literal."""
     out: list[str] = []
     i, in_class = 0, False
     while i < len(src):
+        if not in_class:
+            done = rewrite(src, i)
+            if done is not None:
+                out.append(done[0])
+                i = done[1]
+                continue
         ch = src[i]
         if ch == "\\" and i + 1 < len(src):
-            pair = src[i : i + 2]
-            out.append(f"\\n[^\\n]{{0,{MAX_FRAMING}}}?" if pair == "\\n" and not in_class else pair)
+            out.append(src[i : i + 2])
             i += 2
-            continue
-        if ch == "$" and not in_class:  # the cleaned line ends here; the raw one may go on with closing markup
-            out.append(_LINE_END_OR_MARKUP)
-            i += 1
             continue
         if ch == "[" and not in_class:
             in_class = True
