@@ -4,12 +4,17 @@ Each partition holds ``batch_size`` paths; its worker reads each file's bytes wh
 engine reads it, a URL through fsspec, so object-store URLs work as with ``read_text``), with no split into
 lines and no join back: a line costs
 nothing in Python unless the scan stops on it. The index payload is scattered to every worker once and
-each worker process builds its index once. The per-job triage is a group-by on job over the file
+each worker process builds its index once. A ``LocalCluster`` the engine starts itself forks its workers on Linux
+(``ROOTCAUSE_DASK_START_METHOD``, default ``fork`` there and ``spawn`` elsewhere), after loading the index in the
+driver: each worker then starts with Python, rootcause and the index already in memory, where a spawned one
+imports them again. The per-job triage is a group-by on job over the file
 listing: a group holds paths, and its worker streams the logs within the group's byte budget.
 """
 
 from __future__ import annotations
 
+import os
+import sys
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -20,11 +25,34 @@ from distributed import Client, LocalCluster, as_completed
 
 from rootcause.adapters.fleet.engine_local import read_log
 from rootcause.adapters.fleet.output import FleetSink
-from rootcause.adapters.fleet.payload import IndexPayload
+from rootcause.adapters.fleet.payload import IndexPayload, index_from_payload
 from rootcause.adapters.fleet.run import FleetOptions, FleetRun, LogRef, Progress
 from rootcause.adapters.fleet.worker import FleetScanner, LogText, mtime_of, triage_job
 from rootcause.core.fleet.layout import Layout
 from rootcause.core.fleet.rows import Row
+from rootcause.errors import UsageError
+
+START_METHODS = ("fork", "forkserver", "spawn")
+
+
+def start_method() -> str:
+    """How the engine's own LocalCluster starts its worker processes (ROOTCAUSE_DASK_START_METHOD)."""
+    default = "fork" if sys.platform == "linux" else "spawn"
+    method = os.environ.get("ROOTCAUSE_DASK_START_METHOD", "").strip() or default
+    if method not in START_METHODS:
+        raise UsageError(f"ROOTCAUSE_DASK_START_METHOD={method!r}: expected one of {', '.join(START_METHODS)}")
+    return method
+
+
+def local_cluster(workers: int, payload: IndexPayload) -> LocalCluster:
+    """A cluster of ``workers`` single-threaded processes; forked ones inherit the driver's index for ``payload``."""
+    import dask
+
+    method = start_method()
+    if method == "fork":
+        index_from_payload(payload)  # built here once, so every forked worker starts with it
+    with dask.config.set({"distributed.worker.multiprocessing-method": method}):
+        return LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0")
 
 
 def scan_partition(paths: list[str], payload: IndexPayload, layout: list[str], scanned_at: int) -> list[dict[str, Any]]:
@@ -62,9 +90,7 @@ class DaskEngine:
         if options.address:
             client = Client(options.address)
         else:
-            cluster = LocalCluster(
-                n_workers=options.workers, threads_per_worker=1, processes=True, dashboard_address=":0"
-            )
+            cluster = local_cluster(options.workers, payload)
             client = Client(cluster)
         startup = time.perf_counter() - clock if cluster is not None else 0.0
         try:

@@ -61,6 +61,11 @@ _LOCK = threading.Lock()
 LOADS = {"count": 0}  # how many times this process built an index from a payload (tests read it)
 
 
+def holds_index(digest: str) -> bool:
+    """Whether this process already holds the index of the payload with this digest."""
+    return digest in _LOADED
+
+
 def index_from_payload(payload: IndexPayload) -> CompiledIndex:
     """This process's index for the payload, built on first use only."""
     index = _LOADED.get(payload.digest)
