@@ -10,7 +10,7 @@ from rootcause.adapters.loading import load_entries
 from rootcause.core.diagnosis import diagnose_text
 from rootcause.core.matching.heads import required_literal
 from rootcause.core.matching.index import CompiledIndex, hyperscan
-from rootcause.core.matching.large_prefilter import last_line_literal, unbounded_repeats
+from rootcause.core.matching.large_prefilter import COVER_MAX, last_line_literal, literal_cover, unbounded_repeats
 from rootcause.core.matching.scan import iter_text_chunks
 
 needs_hyperscan = pytest.mark.skipif(hyperscan is None, reason="the prefilter is hyperscan's")
@@ -105,7 +105,7 @@ def test_a_multi_line_pattern_held_by_its_last_line_is_found_across_framing_and_
         window=5,
     )
     index = CompiledIndex([entry], literal_above=0)
-    assert index._literal_sources == {0: "".join(f"\\x{b:02x}" for b in b"DemoFault: rank ")}
+    assert index._literal_sources == {0: (["".join(f"\\x{b:02x}" for b in b"DemoFault: rank ")], 0)}
     noise = "".join(f"step {i} loss 0.5\n" for i in range(5000))
     log = f"{noise}[rank1]: DemoWorker failed on host beta\n[rank1]: detail\n[rank1]: DemoFault: rank 7 lost its peer\n{noise}"
     from rootcause.core.diagnosis import SourceInput, diagnose_sources
@@ -117,3 +117,42 @@ def test_a_multi_line_pattern_held_by_its_last_line_is_found_across_framing_and_
         ], size
     lone = diagnose_sources([SourceInput("log", iter_text_chunks(noise + "DemoFault: rank 7 lost its peer\n"))], index)
     assert not lone.findings  # the literal alone is no match: RE2 confirms the whole window
+
+
+@pytest.mark.parametrize(
+    ("regex", "cover", "caseless"),
+    [
+        (r"plain required literal (?P<n>\d+)", ("plain required literal ",), False),
+        (r"(?i)Failed to load PyTorch C extensions", ("Failed to load PyTorch C extensions",), True),
+        (r"rendezvous\.api\.RendezvousTimeoutError|RendezvousTimeoutError: ", ("rendezvous.api.RendezvousTimeoutError", "RendezvousTimeoutError: "), False),
+        (r"(?:Worker \w+ pid (?P<pid>\d+) died, exit code: -6|worker died \(-6\))(?:\D|$)", (" died, exit code: -6", "worker died (-6)"), False),
+        (r"NCCL aborted on rank (?P<rank>\d+).*(?i:allreduce)", ("NCCL aborted on rank ",), False),  # a scoped flag
+        (r"(?:zsh: |\d+ +)(?P<signal>segmentation fault|bus error)", ("segmentation fault", "bus error"), False),
+        (r"(?:short|segmentation fault)", (), False),  # one alternative too short: no cover
+        (r"(?:optional group text)?xyz", (), False),  # an optional group is not passed through by every match
+        (r"(?:group text repeated)*xyz", (), False),
+        (r"abc(?i)defghijklmn", (), False),  # flags set midway
+        (r"\x41bcdefghijklmn", (), False),  # an escape of more than one character
+        ("|".join(f"alternative number {i}" for i in range(COVER_MAX + 1)), (), False),  # too many literals
+    ],
+)
+def test_literal_cover(regex: str, cover: tuple[str, ...], caseless: bool) -> None:
+    assert literal_cover(regex, 8) == (cover, caseless)
+
+
+@needs_hyperscan
+def test_a_pattern_held_by_several_literals_or_caseless_is_found_by_each() -> None:
+    alternation = make_entry(
+        "pytorch/demo-cover",
+        r"(?:DemoWorker \w+ pid (?P<pid>\d+) died, exit code: -6|demo worker died \(-6\))",
+        "DemoWorker a pid 12 died, exit code: -6",
+    )
+    folded = make_entry("pytorch/demo-folded", r"(?i)failed to load demo c extensions", "Failed to load demo C extensions")
+    index = CompiledIndex([alternation, folded], literal_above=0)
+    assert sorted(index._by_literal) == [0, 1] and index._literal_sources[1][1] == hyperscan.HS_FLAG_CASELESS
+    scratch = index.hs_scratch.clone()
+    assert index.candidates("DemoWorker a pid 12 died, exit code: -6", 1, scratch) == [0]
+    assert index.candidates("oops: demo worker died (-6) again", 1, scratch) == [0]
+    assert index.candidates("demo worker died (-7)", 1, scratch) == []
+    assert index.candidates("FAILED TO LOAD DEMO C EXTENSIONS", 1, scratch) == [1]
+    assert [f.id for f in diagnose_text("FAILED TO LOAD DEMO C EXTENSIONS", index).findings] == ["pytorch/demo-folded"]

@@ -18,7 +18,7 @@ from typing import Any
 import re2
 
 from rootcause.core.matching.heads import MIN_HEAD, TAIL_LITERAL_MIN, derive_heads, required_literal, scan_tail
-from rootcause.core.matching.large_prefilter import last_line_literal, unbounded_repeats
+from rootcause.core.matching.large_prefilter import last_line_literal, literal_cover, unbounded_repeats
 from rootcause.core.matching.lexical import LexicalIndex
 from rootcause.core.matching.patterns import compile_re2, group_names, literal_length, prefilter_source
 from rootcause.core.matching.re2_sets import SetCompileError, compiled_sets
@@ -223,11 +223,13 @@ class CompiledIndex:
         literals = self._literal_sources
         large = self.n_scanned > self._literal_above  # loosened: a large canon's build (core/matching/large_prefilter)
         sources, all_flags = [], []
+        more: list[tuple[int, str, int]] = []  # a pattern's further literals, after the built-in ones, under its id
         for i, p in enumerate(self.patterns[: self.n_scanned]):
-            literal = literals.get(i)
-            if literal is not None:
-                sources.append(literal)
-                all_flags.append(0)
+            held = literals.get(i)
+            if held is not None:
+                sources.append(held[0][0])
+                all_flags.append(held[1])
+                more += [(i, text, held[1]) for text in held[0][1:]]
                 continue
             source = prefilter_source(scan_tail(p.regex))
             sources.append(unbounded_repeats(source) if large else source)
@@ -235,30 +237,36 @@ class CompiledIndex:
         sources += [ERRORISH_REGEX, ENV_HINT_REGEX]
         sources += [re.escape(k.decode()) for k in TRIAGE_KEYWORDS]
         all_flags += [flags] * (len(sources) - len(all_flags))
+        ids = list(range(len(sources))) + [i for i, _text, _flags in more]
         db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
         try:
             db.compile(
-                expressions=[s.encode() for s in sources],
-                ids=list(range(len(sources))),
-                elements=len(sources),
-                flags=all_flags,
+                expressions=[s.encode() for s in sources] + [text.encode() for _i, text, _flags in more],
+                ids=ids,
+                elements=len(ids),
+                flags=all_flags + [f for _i, _text, f in more],
             )
         except hyperscan.error as exc:
             bad = self._find_bad_prefilter(sources, flags)
             raise PatternError(f"hyperscan cannot compile {bad}: {exc}") from None
         return db
 
-    def _literals(self) -> dict[int, str]:
-        """The scanned patterns the prefilter looks for by their required literal (a large canon only), as
-        hyperscan expressions (each byte escaped); they are remembered in ``_by_literal``. A multi-line pattern's
-        literal is one on the line where its match ends (core/matching/large_prefilter.py), as the scan needs."""
+    def _literals(self) -> dict[int, tuple[list[str], int]]:
+        """The scanned patterns the prefilter looks for by literals (a large canon only): each pattern's literals as
+        hyperscan expressions (each byte escaped) and their flags; they are remembered in ``_by_literal``. A
+        multi-line pattern's literal is one on the line where its match ends (core/matching/large_prefilter.py), as
+        the scan needs; a one-line pattern's, its required literal or its cover (``literal_cover``)."""
         if self.n_scanned <= self._literal_above:
             return {}
-        out: dict[int, str] = {}
+        out: dict[int, tuple[list[str], int]] = {}
         for i, p in enumerate(self.patterns[: self.n_scanned]):
             literal = required_literal(p.regex) if p.window == 1 else last_line_literal(p.regex)
-            if len(literal) >= LITERAL_MIN and "\n" not in literal:
-                out[i] = "".join(f"\\x{b:02x}" for b in literal.encode())
+            texts, caseless = ((literal,), False) if len(literal) >= LITERAL_MIN else ((), False)
+            if not texts and p.window == 1:
+                texts, caseless = literal_cover(p.regex, LITERAL_MIN)
+            if texts and not any("\n" in t for t in texts):
+                escaped = ["".join(f"\\x{b:02x}" for b in t.encode()) for t in texts]
+                out[i] = (escaped, hyperscan.HS_FLAG_CASELESS if caseless else 0)
                 self._by_literal[i] = None
         return out
 
@@ -385,7 +393,7 @@ def database_layout() -> str:
     """What the compiled hyperscan database holds besides the canon's patterns, and in which order: a change
     (a triage keyword added, an id moved, the prefilter loosened) changes the index cache key, so a stale
     database is never loaded."""
-    parts = ["layout 7", "patterns", f"literals above {LITERAL_ABOVE}, at least {LITERAL_MIN}", "heads 3"]
+    parts = ["layout 8", "patterns", f"literals above {LITERAL_ABOVE}, at least {LITERAL_MIN}", "heads 3"]
     parts.append("a large canon: multi-line patterns by their last line's literal, bounded repeats unbounded")
     parts.append(f"multi-line patterns by their tails, literal at least {TAIL_LITERAL_MIN}")
     parts += ["errorish", ERRORISH_REGEX, "env", ENV_HINT_REGEX, "triage"]

@@ -4,7 +4,9 @@ Hyperscan compiles a literal in microseconds and a regex in milliseconds, more w
 count (each newline of a multi-line pattern may be followed by up to 128 characters of framing): at 100,000 entries
 the few thousand regexes were most of the index build. Past ``LITERAL_ABOVE`` scanned patterns (core/matching/index.py):
 
-- a one-line pattern is held by its required literal (heads.required_literal);
+- a one-line pattern is held by its required literal (heads.required_literal), or else by a few literals one of
+  which every match holds (``literal_cover``: one per alternative of an alternation, or of a group every match
+  passes through), caseless under a leading ``(?i)``;
 - a multi-line pattern by a literal of its last line (``last_line_literal``): the raw-text scan needs of it only the
   lines where a match may end (``SourceScanner``), and a literal that every match holds, with nothing after it in the
   pattern that can cross a newline, sits on that very line;
@@ -75,6 +77,78 @@ def last_line_literal(regex: str) -> str:
     while safe_from > 0 and _stays_on_its_line(parts[safe_from - 1]):
         safe_from -= 1
     return longest_literal_run(parts[safe_from:])
+
+
+_LEADING_FLAGS = re.compile(r"\(\?([a-zA-Z]+)\)")
+_MULTI_CHAR_ESCAPE = re.compile(r"\\[xQ0-9cuUoNEzCpP]")
+_FLAG_GROUP = re.compile(r"\(\?[a-zA-Z-]*\)")  # flags set from here on (not the leading ones, stripped first)
+_PLAIN_GROUP = re.compile(r"\((?:\?:|\?P<\w+>)?")
+COVER_MAX = 16  # literals one pattern may be held by, at most
+_COVER_DEPTH = 4
+
+
+def literal_cover(regex: str, minimum: int) -> tuple[tuple[str, ...], bool]:
+    r"""Literals of at least ``minimum`` characters, one of which every line a one-line pattern matches holds (none:
+    ``()``), and whether they hold without regard to case (a leading ``(?i)``; hyperscan folds ASCII case only, so a
+    line that needs RE2's Unicode folding of ``k`` or ``s``, the Kelvin or long-s signs, is not found).
+
+    The pattern's required literal where it has one; otherwise one literal per alternative of a top-level
+    alternation, or of a non-optional group (``(?:Worker \w+ pid \d+ died, exit code: -6|worker died \(-6\))``).
+    A scoped flag group (``(?i:allreduce)``) is an atom without a literal; an escape of more than one character or
+    a flag group after the start gives none."""
+    caseless = False
+    leading = _LEADING_FLAGS.match(regex)
+    if leading is not None:
+        if set(leading.group(1)) - set("ism"):
+            return (), False
+        caseless = "i" in leading.group(1)
+        regex = regex[leading.end() :]
+    if _MULTI_CHAR_ESCAPE.search(regex) or _FLAG_GROUP.search(regex):
+        return (), False
+    found = _cover(regex, minimum, 0)
+    if not found or len(found) > COVER_MAX:
+        return (), False
+    return tuple(dict.fromkeys(found)), caseless
+
+
+def _cover(regex: str, minimum: int, depth: int) -> list[str] | None:
+    if depth > _COVER_DEPTH:
+        return None
+    alternatives = top_level_alternatives(regex)
+    if len(alternatives) > 1:
+        out: list[str] = []
+        for alternative in alternatives:
+            sub = _cover(alternative, minimum, depth + 1)
+            if not sub:
+                return None
+            out += sub
+        return out
+    parts = atoms(regex)
+    if parts is None:
+        return None
+    best = longest_literal_run(parts)
+    if len(best) >= minimum:
+        return [best]
+    choice: list[str] | None = None
+    for atom in parts:
+        body = _required_group_body(atom)
+        sub = None if body is None else _cover(body, minimum, depth + 1)
+        if sub and (choice is None or min(map(len, sub)) > min(map(len, choice))):
+            choice = sub
+    return choice
+
+
+def _required_group_body(atom: str) -> str | None:
+    """The body of a group that every match passes through (no quantifier, or ``+``); None for anything else."""
+    if not atom.startswith("("):
+        return None
+    opening = _PLAIN_GROUP.match(atom)
+    if opening is None or (atom.startswith("(?") and opening.end() == 1):
+        return None  # a flag group or a look-around
+    for closing in (")", ")+"):
+        if atom.endswith(closing) and not atom.endswith("\\" + closing):
+            return atom[opening.end() : len(atom) - len(closing)]
+    return None
 
 
 _BOUNDED_REPEAT = re.compile(r"\{(\d+),(\d+)\}\??")
