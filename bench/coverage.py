@@ -17,7 +17,8 @@ lexical stage (nearest candidates never are). Figures, for each group of cases:
 - right: covered positives answered right plus uncovered positives with no claim / all positives;
 - wrong claims: positives whose first claim is not in ``expected`` / all positives; ``of which family``: those
   whose claim is a family entry's (it names the class of the message, ``cannot import name``, and its common
-  causes, not one cause; docs/ranking.md);
+  causes, not one cause; docs/ranking.md); and, as counts, those the lexical stage made and those on uncovered
+  positives (the rest name another entry than the one expected);
 - honest abstention: uncovered positives with no claim / uncovered positives;
 - negative abstention: negatives with no claim / negatives;
 - located (with an atlas: `--atlas PATH`, ROOTCAUSE_ATLAS or the shipped one): uncovered positives with at least
@@ -74,6 +75,8 @@ class Tally:
     top1: int = 0
     wrong: int = 0
     wrong_family: int = 0
+    wrong_lexical: int = 0  # wrong claims made by the lexical stage (the rest by a pattern)
+    wrong_uncovered: int = 0  # wrong claims on positives no entry covers (the rest name another entry than expected)
     honest: int = 0
     negatives: int = 0
     neg_abstained: int = 0
@@ -101,6 +104,8 @@ class Tally:
         wrong = answer.claim is not None and answer.claim not in case.expected
         self.wrong += wrong
         self.wrong_family += wrong and answer.by_family
+        self.wrong_lexical += wrong and answer.claimed_by == "lexical"
+        self.wrong_uncovered += wrong and not case.expected
 
     def figures(self) -> dict[str, Any]:
         def ratio(a: int, b: int) -> float | None:
@@ -116,6 +121,8 @@ class Tally:
             "right_of_positives": ratio(self.top1 + self.honest, self.positives),
             "wrong_claims_of_positives": ratio(self.wrong, self.positives),
             "wrong_family_claims_of_positives": ratio(self.wrong_family, self.positives),
+            "wrong_lexical_claims": self.wrong_lexical,
+            "wrong_claims_on_uncovered": self.wrong_uncovered,
             "honest_abstention": ratio(self.honest, uncovered),
             "negative_abstention": ratio(self.neg_abstained, self.negatives),
             "located_of_uncovered": ratio(self.uncovered_located, uncovered),
@@ -334,6 +341,8 @@ COLUMNS = [
     ("right_of_positives", "right"),
     ("wrong_claims_of_positives", "wrong"),
     ("wrong_family_claims_of_positives", "of which family"),
+    ("wrong_lexical_claims", "wrong: lexical"),
+    ("wrong_claims_on_uncovered", "wrong: on uncovered"),
     ("honest_abstention", "honest"),
     ("negatives", "neg"),
     ("negative_abstention", "neg abst"),

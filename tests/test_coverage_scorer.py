@@ -33,7 +33,7 @@ CASES = [
 ANSWERS = {
     "hit": Answer("cuda/oom"),
     "second-ok": Answer("cuda/oom-alt"),
-    "wrong": Answer("cuda/other"),
+    "wrong": Answer("cuda/other", claimed_by="lexical"),
     "missed": Answer(None),
     "honest": Answer(None),
     "overclaim": Answer("pytorch/x", by_family=True),
@@ -51,6 +51,8 @@ def test_figures_of_a_hand_made_set() -> None:
     assert dev["right_of_positives"] == 0.5  # hit, second-ok, honest of 6
     assert dev["wrong_claims_of_positives"] == round(2 / 6, 4)  # wrong, overclaim
     assert dev["wrong_family_claims_of_positives"] == round(1 / 6, 4)  # overclaim, by a family entry
+    assert dev["wrong_claims_on_uncovered"] == 1  # overclaim; "wrong" names another entry than expected
+    assert dev["wrong_lexical_claims"] == 1  # wrong, claimed by the lexical stage
     assert dev["honest_abstention"] == 0.5  # honest of honest, overclaim
     assert dev["negative_abstention"] == 0.5
 
