@@ -156,25 +156,3 @@ def test_a_pattern_held_by_several_literals_or_caseless_is_found_by_each() -> No
     assert index.candidates("demo worker died (-7)", 1, scratch) == []
     assert index.candidates("FAILED TO LOAD DEMO C EXTENSIONS", 1, scratch) == [1]
     assert [f.id for f in diagnose_text("FAILED TO LOAD DEMO C EXTENSIONS", index).findings] == ["pytorch/demo-folded"]
-
-
-@needs_hyperscan
-def test_a_large_canons_cut_forms_are_found_by_their_literals_as_by_re2_sets() -> None:
-    entries = load_entries()
-    whole, by_literal = CompiledIndex(entries), CompiledIndex(entries, literal_above=0)
-    cut = [i for i in range(whole.n_scanned, len(whole.patterns))]
-    lines = [
-        line[: max(len(line) * 2 // 3, 24)]  # a paste cut short
-        for entry in entries[::7]
-        for example in entry.examples[:1]
-        for line in example.text.splitlines()[-1:]
-    ]
-    found = 0
-    for text in lines:
-        exact = {i for i in whole.truncated_candidates(text) if whole.confirm(i, text) is not None}
-        loose = by_literal.truncated_candidates(text)
-        assert exact == {i for i in loose if by_literal.confirm(i, text) is not None}, text
-        found += bool(exact)
-    assert found > len(lines) // 3  # most cut lines are found by some cut form
-    prefilter = by_literal._cut_prefilter
-    assert prefilter is not None and prefilter.held_by_literal > len(cut) // 2

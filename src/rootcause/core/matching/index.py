@@ -17,7 +17,6 @@ from typing import Any
 
 import re2
 
-from rootcause.core.matching.cut_prefilter import CutFormPrefilter
 from rootcause.core.matching.heads import MIN_HEAD, TAIL_LITERAL_MIN, derive_heads, required_literal, scan_tail
 from rootcause.core.matching.large_prefilter import last_line_literal, literal_cover, unbounded_repeats
 from rootcause.core.matching.lexical import LexicalIndex
@@ -113,7 +112,6 @@ class CompiledIndex:
         self.max_window = max(self.windows, default=1)
         self._window_of = [p.window for p in scanned]
         self._truncated_sets: list[tuple[Any, list[int]]] | None = None
-        self._cut_prefilter: CutFormPrefilter | None = None  # a large canon's, built when first needed
         self._sets: dict[int, list[tuple[Any, list[int]]]] = {}  # RE2 sets per window, built when first needed
         # scanned patterns the prefilter knows by a literal only -> their loosened form in RE2 (compiled when needed)
         self._by_literal: dict[int, Any] = {}
@@ -352,15 +350,7 @@ class CompiledIndex:
             raise PatternError(f"{p.entry_id}: {p.regex!r}: RE2 cannot compile it in a set") from None
 
     def truncated_candidates(self, text: str) -> list[int]:
-        """Indexes of the truncated patterns (a message cut after its stable head) that may match a cleaned line: a
-        large canon's by their literals (core/matching/cut_prefilter.py), a small one's exactly, by RE2 sets."""
-        cut_forms = len(self.patterns) - self.n_scanned
-        if cut_forms > self._literal_above and hyperscan is not None:
-            if self._cut_prefilter is None:
-                members = list(range(self.n_scanned, len(self.patterns)))
-                regexes = [p.regex for p in self.patterns]
-                self._cut_prefilter = CutFormPrefilter(regexes, members, self._compiled_sets, hyperscan, LITERAL_MIN)
-            return self._cut_prefilter.candidates(text)
+        """Indexes of the truncated patterns (a message cut after its stable head) that match a cleaned line."""
         if self._truncated_sets is None:
             self._truncated_sets = self._compiled_sets(list(range(self.n_scanned, len(self.patterns))))
         return sorted(members[i] for rset, members in self._truncated_sets for i in (rset.Match(text) or ()))
