@@ -50,25 +50,44 @@ def test_dask_engine(
     assert loads and all(n <= 1 for n in loads.values()), loads  # each worker built its index once
 
 
+_FORKED_CLUSTER = """
+from distributed import Client
+from rootcause.adapters.fleet import engine_dask
+from rootcause.adapters.fleet.payload import holds_index, make_payload
+from rootcause.adapters.loading import load_index
+payload = make_payload(load_index())
+with engine_dask.local_cluster(2, payload) as cluster, Client(cluster) as client:
+    print(sorted(client.run(holds_index, payload.digest).values()))
+"""
+
+
 def test_dask_engine_own_cluster_forks_workers_that_hold_the_index(
     fleet: Fleet, fleet_glob: str, per_file_findings: set, local_jobs: dict, tmp_path: Path, monkeypatch
 ) -> None:
-    """The engine's own LocalCluster: forked workers start with the driver's index; the rows are the per-file ones."""
+    """The engine's own LocalCluster: forked (asked for, in a fresh process as a CLI run is) its workers start with
+    the driver's index, spawned (the default) they build their own; either way the rows are the per-file ones."""
+    import os
+    import subprocess
+    import sys
+
     from distributed import Client
 
     from rootcause.adapters.fleet import engine_dask
     from rootcause.adapters.fleet.payload import holds_index, make_payload
     from rootcause.adapters.loading import load_index
 
+    env = {**os.environ, "ROOTCAUSE_DASK_START_METHOD": "fork"}
+    forked = subprocess.run(
+        [sys.executable, "-c", _FORKED_CLUSTER], env=env, capture_output=True, text=True, timeout=240, check=True
+    )
+    assert forked.stdout.strip().splitlines()[-1] == "[True, True]", forked.stderr[-2000:]
+
     monkeypatch.delenv("ROOTCAUSE_DASK_START_METHOD", raising=False)
     payload = make_payload(load_index())
-    for method, inherited in (("fork", True), ("spawn", False)):
-        monkeypatch.setenv("ROOTCAUSE_DASK_START_METHOD", method)
-        with engine_dask.local_cluster(2, payload) as cluster, Client(cluster) as client:
-            held = client.run(holds_index, payload.digest)  # before any task ran
-        assert len(held) == 2 and set(held.values()) == {inherited}, (method, held)
+    with engine_dask.local_cluster(2, payload) as cluster, Client(cluster) as client:
+        held = client.run(holds_index, payload.digest)  # before any task ran
+    assert len(held) == 2 and set(held.values()) == {False}, held
 
-    monkeypatch.setenv("ROOTCAUSE_DASK_START_METHOD", "fork")
     out = tmp_path / "own.parquet"
     scan_fleet([fleet_glob], FleetOptions(engine="dask", workers=2, batch_size=128), out)
     assert _verdicts(_check(out, fleet, per_file_findings, "dask")) == local_jobs
@@ -78,6 +97,8 @@ def test_dask_start_method_is_checked(monkeypatch) -> None:
     from rootcause.adapters.fleet import engine_dask
     from rootcause.errors import UsageError
 
+    monkeypatch.delenv("ROOTCAUSE_DASK_START_METHOD", raising=False)
+    assert engine_dask.start_method() == "spawn"
     monkeypatch.setenv("ROOTCAUSE_DASK_START_METHOD", "threads")
     with pytest.raises(UsageError, match="ROOTCAUSE_DASK_START_METHOD='threads'"):
         engine_dask.start_method()

@@ -4,17 +4,17 @@ Each partition holds ``batch_size`` paths; its worker reads each file's bytes wh
 engine reads it, a URL through fsspec, so object-store URLs work as with ``read_text``), with no split into
 lines and no join back: a line costs
 nothing in Python unless the scan stops on it. The index payload is scattered to every worker once and
-each worker process builds its index once. A ``LocalCluster`` the engine starts itself forks its workers on Linux
-(``ROOTCAUSE_DASK_START_METHOD``, default ``fork`` there and ``spawn`` elsewhere), after loading the index in the
-driver: each worker then starts with Python, rootcause and the index already in memory, where a spawned one
-imports them again. The per-job triage is a group-by on job over the file
+each worker process builds its index once. A ``LocalCluster`` the engine starts itself spawns its workers, unless
+``ROOTCAUSE_DASK_START_METHOD=fork`` asks it to fork them after loading the index in the driver: each worker then
+starts with Python, rootcause and the index already in memory, where a spawned one imports them again. Forking is
+safe only where the driver runs no threads but Dask's own (a CLI run): beside another cluster in the same process
+a forked worker inherited a lock some other thread held and hung. The per-job triage is a group-by on job over the file
 listing: a group holds paths, and its worker streams the logs within the group's byte budget.
 """
 
 from __future__ import annotations
 
 import os
-import sys
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -37,8 +37,7 @@ START_METHODS = ("fork", "forkserver", "spawn")
 
 def start_method() -> str:
     """How the engine's own LocalCluster starts its worker processes (ROOTCAUSE_DASK_START_METHOD)."""
-    default = "fork" if sys.platform == "linux" else "spawn"
-    method = os.environ.get("ROOTCAUSE_DASK_START_METHOD", "").strip() or default
+    method = os.environ.get("ROOTCAUSE_DASK_START_METHOD", "").strip() or "spawn"
     if method not in START_METHODS:
         raise UsageError(f"ROOTCAUSE_DASK_START_METHOD={method!r}: expected one of {', '.join(START_METHODS)}")
     return method
