@@ -17,7 +17,7 @@ from typing import Any
 
 import re2
 
-from rootcause.core.matching.heads import MIN_HEAD, TAIL_LITERAL_MIN, derive_heads, required_literal, scan_tail
+from rootcause.core.matching.heads import MIN_HEAD, TAIL_LITERAL_MIN, derive_heads, scan_tail
 from rootcause.core.matching.large_prefilter import last_line_literal, literal_cover, unbounded_repeats
 from rootcause.core.matching.lexical import LexicalIndex
 from rootcause.core.matching.patterns import compile_re2, group_names, literal_length, prefilter_source
@@ -260,10 +260,11 @@ class CompiledIndex:
             return {}
         out: dict[int, tuple[list[str], int]] = {}
         for i, p in enumerate(self.patterns[: self.n_scanned]):
-            literal = required_literal(p.regex) if p.window == 1 else last_line_literal(p.regex)
-            texts, caseless = ((literal,), False) if len(literal) >= LITERAL_MIN else ((), False)
-            if not texts and p.window == 1:
+            if p.window == 1:
                 texts, caseless = literal_cover(p.regex, LITERAL_MIN)
+            else:
+                literal = last_line_literal(p.regex)
+                texts, caseless = ((literal,) if len(literal) >= LITERAL_MIN else ()), False
             if texts and not any("\n" in t for t in texts):
                 escaped = ["".join(f"\\x{b:02x}" for b in t.encode()) for t in texts]
                 out[i] = (escaped, hyperscan.HS_FLAG_CASELESS if caseless else 0)

@@ -25,7 +25,8 @@ from rootcause.core.matching.patterns import rewrite_outside_classes
 
 # An escape that stands for more than its own next character, or a case-folding or dot-all flag: no byte-wise literal
 # (the same refusal as heads.required_literal), or a '.' that may cross a newline.
-_NO_LITERAL = re.compile(r"\\[xQ0-9cuUoNEzCpP]|\(\?[a-zA-Z-]*[is]")
+_MULTI_CHAR_ESCAPE = re.compile(r"\\[xQ0-9cuUoNEzCpP]")
+_NO_LITERAL = re.compile(_MULTI_CHAR_ESCAPE.pattern + r"|\(\?[a-zA-Z-]*[is]")
 _CLASS_ITEM = re.compile(r"\\.|\[:|.", re.DOTALL)  # a class's items: an escape, a POSIX class's opening, a character
 _CROSSING_ITEMS = {"\\n", "\\s", "\\D", "\\W", "[:", "\n"}  # a positive class holding one may match a newline
 _GROUP_OPENING = re.compile(r"\((?:\?:|\?P<\w+>|\?[a-zA-Z]*:)?")
@@ -80,7 +81,6 @@ def last_line_literal(regex: str) -> str:
 
 
 _LEADING_FLAGS = re.compile(r"\(\?([a-zA-Z]+)\)")
-_MULTI_CHAR_ESCAPE = re.compile(r"\\[xQ0-9cuUoNEzCpP]")
 _FLAG_GROUP = re.compile(r"\(\?[a-zA-Z-]*\)")  # flags set from here on (not the leading ones, stripped first)
 _PLAIN_GROUP = re.compile(r"\((?:\?:|\?P<\w+>)?")
 COVER_MAX = 16  # literals one pattern may be held by, at most
@@ -146,7 +146,7 @@ def _required_group_body(atom: str) -> str | None:
     if opening is None or (atom.startswith("(?") and opening.end() == 1):
         return None  # a flag group or a look-around
     for closing in (")", ")+"):
-        if atom.endswith(closing) and not atom.endswith("\\" + closing):
+        if atom.endswith(closing):
             return atom[opening.end() : len(atom) - len(closing)]
     return None
 
