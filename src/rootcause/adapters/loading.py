@@ -269,6 +269,7 @@ def _from_cache(payload: dict[str, Any], lazy: bool, source: Path) -> tuple[Mapp
         lazy_regex=lazy,
         specific_texts=payload["specific_texts"],
         message_lines=payload["message_lines"],
+        cut_prefilter=payload["cut_prefilter"],
     )
     return catalog, index
 
@@ -296,6 +297,7 @@ def _build(
         "patterns": index.derived_patterns(),
         "specific_texts": index.specific_texts(),
         "message_lines": index.message_lines(),
+        "cut_prefilter": index.cut_prefilter() if index.hs_db is not None else None,
     }
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

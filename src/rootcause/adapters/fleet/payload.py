@@ -34,6 +34,7 @@ def make_payload(index: CompiledIndex) -> IndexPayload:
             "patterns": index.derived_patterns(),
             "specific_texts": index.specific_texts(),
             "message_lines": index.message_lines(),
+            "cut_prefilter": index.cut_prefilter() if index.hs_db is not None else None,
         },
         protocol=pickle.HIGHEST_PROTOCOL,
     )
@@ -53,6 +54,7 @@ def _build(payload: IndexPayload) -> CompiledIndex:
         lazy_regex=True,
         specific_texts=state["specific_texts"],
         message_lines=state["message_lines"],
+        cut_prefilter=state["cut_prefilter"],
     )
 
 

@@ -17,6 +17,7 @@ from typing import Any
 
 import re2
 
+from rootcause.core.matching.cut_prefilter import CutPrefilter
 from rootcause.core.matching.heads import MIN_HEAD, TAIL_LITERAL_MIN, derive_heads, scan_tail
 from rootcause.core.matching.large_prefilter import last_line_literal, literal_cover, unbounded_repeats
 from rootcause.core.matching.lexical import LexicalIndex
@@ -88,6 +89,7 @@ class CompiledIndex:
         lazy_regex: bool = False,
         specific_texts: str | None = None,
         message_lines: list[tuple[str, str, str]] | None = None,
+        cut_prefilter: CutPrefilter | None = None,
     ) -> None:
         """``entries``: a list (withdrawn entries are left out), or the live entries by id already (a cache's,
         which may load each entry when first asked for). ``literal_above``: past this many scanned patterns, the
@@ -95,7 +97,7 @@ class CompiledIndex:
         needed (an Entry's validator compiled it once already). ``derived``: the patterns as ``derived_patterns()``
         gave them for the same entries (a cache), so that they are not derived again. ``lazy_regex``: compile each
         pattern's RE2 when first needed whatever the canon's size (a short-lived process that confirms a few
-        candidates: the CLI)."""
+        candidates: the CLI). ``cut_prefilter``: a cache's ``cut_prefilter()`` for the same patterns."""
         self.entries: Mapping[str, Entry] = (
             entries if isinstance(entries, Mapping) else {e.id: e for e in entries if not e.is_withdrawn}
         )
@@ -112,6 +114,7 @@ class CompiledIndex:
         self.max_window = max(self.windows, default=1)
         self._window_of = [p.window for p in scanned]
         self._truncated_sets: list[tuple[Any, list[int]]] | None = None
+        self._cut = cut_prefilter  # the truncated patterns by their literals: a cache's, or built when first needed
         self._sets: dict[int, list[tuple[Any, list[int]]]] = {}  # RE2 sets per window, built when first needed
         # scanned patterns the prefilter knows by a literal only -> their loosened form in RE2 (compiled when needed)
         self._by_literal: dict[int, Any] = {}
@@ -352,9 +355,17 @@ class CompiledIndex:
 
     def truncated_candidates(self, text: str) -> list[int]:
         """Indexes of the truncated patterns (a message cut after its stable head) that match a cleaned line."""
+        if hyperscan is not None:
+            return self.cut_prefilter().matching(text, self.confirm)
         if self._truncated_sets is None:
             self._truncated_sets = self._compiled_sets(list(range(self.n_scanned, len(self.patterns))))
         return sorted(members[i] for rset, members in self._truncated_sets for i in (rset.Match(text) or ()))
+
+    def cut_prefilter(self) -> CutPrefilter:
+        """The truncated patterns by their literals (hyperscan only), built when first needed."""
+        if self._cut is None:
+            self._cut = CutPrefilter([p.regex for p in self.patterns[self.n_scanned :]], self.n_scanned, LITERAL_MIN)
+        return self._cut
 
     def _compile(self, pattern_index: int) -> Any:
         p = self.patterns[pattern_index]

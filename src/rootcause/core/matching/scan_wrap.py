@@ -45,9 +45,11 @@ class WrapRepair:
             if not self._family(h.pattern)
             for n in range(max(h.first_line, h.line - MAX_WRAPPED), h.line + 1)
         }
-        for n, line in enumerate(lines, start=1):
-            if n in matched_lines or len(self.result.hits) >= self._max_hits:
-                continue
+        todo = [n for n in range(1, len(lines) + 1) if n not in matched_lines]
+        for n in sorted(self._may_be_cut(lines, todo)):
+            if len(self.result.hits) >= self._max_hits:
+                break
+            line = lines[n - 1]
             clean = strip_framing(line[:MAX_LINE])
             found = self.index.truncated_candidates(clean.text)
             if json_escaped(line):
@@ -62,36 +64,63 @@ class WrapRepair:
             for p, params in hits:
                 self.result.hits.append(Hit(p, n, n, line[:2000], clean.text[:2000], params, clean.rank))
 
+    def _may_be_cut(self, lines: list[str], numbers: list[int]) -> set[int]:
+        """Of the given line numbers, those a truncated pattern may match, from one literal scan of them all (the
+        cleaned line is the raw one less its framing, so it holds a literal only if the raw line does), and those
+        whose cleaning changes more than their ends: a line pasted in a JSON string, or with ANSI codes."""
+        raw = [lines[n - 1][:MAX_LINE] for n in numbers]
+        holding = self._holding_cut_literals(raw)
+        return {n for k, n in enumerate(numbers) if k in holding or "\x1b" in raw[k] or json_escaped(raw[k])}
+
+    def _holding_cut_literals(self, texts: list[str]) -> set[int]:
+        """The indexes of the texts that hold a truncated pattern's literal (all of them without hyperscan)."""
+        if self.index.hs_db is None or not texts:
+            return set(range(len(texts)))
+        return self.index.cut_prefilter().holding(texts)
+
     def _repair_wrapped(self, lines: list[str]) -> None:
         """Terminals wrap long lines at a fixed width, users and mail clients between words; rejoin and match
         them (small inputs): each pair of lines, and each run of up to ``MAX_WRAPPED`` wrapped lines, whose joined
         text may also end mid-message (the truncated forms are tried on it)."""
         seen = {(h.pattern, h.line) for h in self.result.hits}
+        joins = self._joins(lines)
+        texts = [joined.text for _i, joined, _last in joins]
+        runs = [k for k, (i, _joined, last) in enumerate(joins) if last > i + 1]
+        may_be_cut = {runs[k] for k in self._holding_cut_literals([texts[k] for k in runs])}
+        for k, (i, joined, last) in enumerate(joins):
+            found = self.index.candidates(joined.text, 1, self._scratch)
+            if last > i + 1 and not any(self.index.confirm(p, joined.text) for p in found):
+                found = self._unambiguous_cuts(joined.text) if k in may_be_cut else []
+            for p in found:
+                if any((p, n) in seen for n in range(i + 1, last + 2)):
+                    continue
+                params = self.index.confirm(p, joined.text)
+                if params is not None:
+                    raw = "".join(lines[i : last + 1])
+                    self.result.hits.append(Hit(p, last + 1, i + 1, raw[:2000], joined.text, params, joined.rank))
+                    seen.add((p, last + 1))
+                    self._note_rank(joined.rank)
+
+    def _joins(self, lines: list[str]) -> list[tuple[int, CleanLine, int]]:
+        """Each join to try, in order: (its first line's index, the joined text, its last line's index): each pair
+        of lines whose first is at a terminal's width or a hand's, and the longest run of wrapped lines from each
+        line that starts one, once."""
+        joins: list[tuple[int, CleanLine, int]] = []
         end = 0
         for i in range(len(lines) - 1):
             first = lines[i].rstrip("\r")
             width = len(first)
-            joins = [(strip_framing(first + lines[i + 1]), i + 1)] if width in WRAP_WIDTHS else []
+            here = [(i, strip_framing(first + lines[i + 1]), i + 1)] if width in WRAP_WIDTHS else []
             if HAND_WRAP[0] <= width <= HAND_WRAP[1]:
                 head = strip_framing(first)
-                joins.append((CleanLine(f"{head.text} {strip_framing(lines[i + 1]).text.lstrip()}", head.rank), i + 1))
-            if i >= end and joins:  # the longest run of wrapped lines from here, once
+                joined = CleanLine(f"{head.text} {strip_framing(lines[i + 1]).text.lstrip()}", head.rank)
+                here.append((i, joined, i + 1))
+            if i >= end and here:  # the longest run of wrapped lines from here, once
                 end = self._wrapped_run(lines, i)
                 if end > i + 1:
-                    joins.append((self._join(lines, i, end), end))
-            for joined, last in joins:
-                found = self.index.candidates(joined.text, 1, self._scratch)
-                if last > i + 1 and not any(self.index.confirm(p, joined.text) for p in found):
-                    found = self._unambiguous_cuts(joined.text)
-                for p in found:
-                    if any((p, n) in seen for n in range(i + 1, last + 2)):
-                        continue
-                    params = self.index.confirm(p, joined.text)
-                    if params is not None:
-                        raw = "".join(lines[i : last + 1])
-                        self.result.hits.append(Hit(p, last + 1, i + 1, raw[:2000], joined.text, params, joined.rank))
-                        seen.add((p, last + 1))
-                        self._note_rank(joined.rank)
+                    here.append((i, self._join(lines, i, end), end))
+            joins += here
+        return joins
 
     @staticmethod
     def _wrapped_run(lines: list[str], start: int) -> int:
