@@ -76,10 +76,10 @@ def _tree_cpu(proc: psutil.Process, seen: dict[int, float]) -> None:
             continue
 
 
-def measured(cmd: list[str]) -> dict:
+def measured(cmd: list[str], env: dict[str, str] | None = None) -> dict:
     """Run one measurement in a child process; its JSON line plus the CPU time of its process tree."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    child = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
+    child = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True, env=env)
     proc = psutil.Process(child.pid)
     seen: dict[int, float] = {}
     loads = [os.getloadavg()[0]]
@@ -115,7 +115,12 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--jobs", type=int, default=220)
     ap.add_argument("--noise-lines", type=int, default=30)
-    ap.add_argument("--engines", default="local,dask,spark,ray")
+    ap.add_argument(
+        "--engines",
+        default="local,dask,spark,ray",
+        help="comma-separated; dask-fork is Dask with ROOTCAUSE_DASK_START_METHOD=fork; an engine named twice runs twice"
+        " (local first and last brackets the others)",
+    )
     ap.add_argument("--workers", default="1,2", help="worker counts for the cluster engines")
     ap.add_argument("--no-loop", action="store_true", help="skip the in-process loop (slow at 1 GiB)")
     ap.add_argument("--run", help=argparse.SUPPRESS)  # child mode: one measurement
@@ -134,13 +139,15 @@ def main() -> None:
         for engine in args.engines.split(","):
             counts = (1,) if engine == "local" else tuple(int(w) for w in args.workers.split(","))
             plan += [(engine, w) for w in counts]
-        for engine, workers in plan:
-            out = Path(tmp) / f"{engine}-{workers}.parquet"
+        rows = []
+        for n, (engine, workers) in enumerate(plan):
+            out = Path(tmp) / f"{engine}-{workers}-{n}.parquet"
+            env = dict(os.environ, ROOTCAUSE_DASK_START_METHOD="fork") if engine == "dask-fork" else None
             cmd = [
                 sys.executable,
                 str(BENCH),
                 "--run",
-                engine,
+                engine.removesuffix("-fork"),
                 "--workers",
                 str(workers),
                 "--fleet",
@@ -148,7 +155,7 @@ def main() -> None:
                 "--out",
                 str(out),
             ]
-            r = measured(cmd)
+            r = measured(cmd, env)
             secs = r["s"]
             row = {
                 "engine": engine,
@@ -168,6 +175,21 @@ def main() -> None:
                 "load": r["load"],
             }
             print(json.dumps(row), flush=True)
+            rows.append(row)
+        print_table(rows)
+
+
+def print_table(rows: list[dict]) -> None:
+    """The runs as a Markdown table, each engine's throughput against the mean of the local engine's runs."""
+    local = [r["s"] for r in rows if r["engine"] == "local"]
+    base = sum(local) / len(local) if local else None
+    print("\n| engine | workers | wall s | of which start-up | CPU s | MB/s (wall) | ÷ local engine (throughput) |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for r in rows:
+        ratio = f"{base / r['s']:.2f}" if base else "–"
+        print(
+            f"| {r['engine']} | {r['workers']} | {r['s']:.2f} | {r['startup_s']:.2f} | {r['cpu_s']:.1f} | {r['MB/s']:.1f} | {ratio} |"
+        )
 
 
 if __name__ == "__main__":

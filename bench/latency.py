@@ -60,7 +60,10 @@ def main() -> None:
         index = CompiledIndex(entries)
         build, build_cpu = time.perf_counter() - t0, time.process_time() - c0
         peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # the process's peak so far
-        diagnose_text(messages[0], index)
+        c1 = time.process_time()
+        # the first call builds what the index builds when first needed: a line no entry claims asks for all of it
+        diagnose_text("RuntimeError: a message that no entry of any canon describes, cut sho", index)
+        first_cpu = time.process_time() - c1
         claimed = {f.id for msg in messages for f in diagnose_text(msg, index).findings if "-synth" in f.id}
         if claimed:  # a copy that matches a real message measures another canon than the one described
             raise SystemExit(f"synthesised entries match real messages: {sorted(claimed)[:5]}")
@@ -86,6 +89,7 @@ def main() -> None:
             "build_s": round(build, 2),
             "build_cpu_s": round(build_cpu, 2),
             "peak_rss_mib": round(peak_mib),
+            "first_call_cpu_s": round(first_cpu, 2),
             "median_ms": statistics.median(lat) * 1000,
             "p99_ms": sorted(lat)[int(len(lat) * 0.99) - 1] * 1000,
             "naive_median_ms": statistics.median(naive_lat) * 1000,
@@ -95,12 +99,13 @@ def main() -> None:
         print(json.dumps(row))
         del index, naive, entries  # the next size's peak memory is its own
     print(
-        "| entries | index build CPU s (wall) | peak RSS MiB | median ms | p99 ms | naive `re` median ms | speed-up |\n"
-        "|---:|---:|---:|---:|---:|---:|---:|"
+        "| entries | index build CPU s (wall) | peak RSS MiB | first call CPU s | median ms | p99 ms | naive `re` median ms"
+        " | speed-up |\n|---:|---:|---:|---:|---:|---:|---:|---:|"
     )
     for r in rows:
         print(
-            f"| {r['entries']:,} | {r['build_cpu_s']} ({r['build_s']}) | {r['peak_rss_mib']:,} | {r['median_ms']:.3f} | {r['p99_ms']:.3f} | {r['naive_median_ms']:.2f} | {r['speedup']:.0f}× |"
+            f"| {r['entries']:,} | {r['build_cpu_s']} ({r['build_s']}) | {r['peak_rss_mib']:,} | {r['first_call_cpu_s']}"
+            f" | {r['median_ms']:.3f} | {r['p99_ms']:.3f} | {r['naive_median_ms']:.2f} | {r['speedup']:.0f}× |"
         )
     if args.json:
         args.json.write_text(json.dumps(rows, indent=2))

@@ -35,9 +35,10 @@ def _folded(text: str) -> bytes:
 
 
 class CutPrefilter:
-    """The truncated patterns ``patterns[first:]`` by their literals, for one index's lifetime."""
+    """The truncated patterns from index ``first`` on by their literals, for one index's lifetime."""
 
     def __init__(self, regexes: Sequence[str], first: int, minimum: int) -> None:
+        """``regexes``: each pattern's stable head (or the pattern itself): a regex every match starts with."""
         by_literal: dict[tuple[str, bool], list[int]] = {}
         self.always: list[int] = []  # patterns no literal stands for: tried on every text
         for offset, regex in enumerate(regexes):

@@ -127,8 +127,16 @@ Shared = Callable[[str], bool]  # whether another entry's pattern holds this hea
 
 
 def truncated(regex: str, shared: Shared | None = None) -> str | None:
-    """The pattern with everything after its stable head optional, atom by atom, matching only when the line ends
-    there; None when the pattern has no head long enough to name the error alone.
+    """The pattern cut after its stable head (``cut_form``), or None."""
+    found = cut_form(regex, shared)
+    return None if found is None else found[1]
+
+
+def cut_form(regex: str, shared: Shared | None = None) -> tuple[str, str] | None:
+    """(The stable head, as a regex; the pattern with everything after its stable head optional, atom by atom,
+    matching only when the line ends there), or None when the pattern has no head long enough to name the error
+    alone. Every match of the cut pattern starts with a match of its head, so the head's literals stand for it
+    (core/matching/cut_prefilter.py).
 
     A title is cut at GitHub's 200 characters and a terminal line at its edge, mid-word as often as not: the cut may
     fall after any character of the pattern's literal text once the head is there (``no kernel image is availa``),
@@ -192,7 +200,8 @@ def truncated(regex: str, shared: Shared | None = None) -> str | None:
     for atom in reversed(tail):
         within = _cut_within(atom)
         cut = f"(?:{atom}{cut}|{within})?" if within else f"(?:{atom}{cut})?"
-    return "".join(parts[:head_end]) + cut + _CUT_END
+    head = "".join(parts[:head_end])
+    return head, head + cut + _CUT_END
 
 
 # The C library's messages for an errno (strerror), which every program prints: a head made of one of them names no
@@ -367,19 +376,21 @@ def scan_tail(regex: str) -> str:
     return regex
 
 
-def derive_heads(entries: list[Entry]) -> list[tuple[str, str, bool]]:
-    """(entry id, truncated pattern, whether it is a consequence pattern) for every single-line pattern that has
-    one, unless another entry derives the same."""
+def derive_heads(entries: list[Entry]) -> list[tuple[str, str, bool, str]]:
+    """(entry id, truncated pattern, whether it is a consequence pattern, its stable head) for every single-line
+    pattern that has one, unless another entry derives the same."""
     skeletons = Skeletons([(e.id, skeleton(p.regex)) for e in entries if not e.catch_all for p in e.patterns])
     owners: dict[str, set[tuple[str, bool]]] = {}
+    heads: dict[str, str] = {}
     for entry in entries:
         if entry.catch_all:
             continue
         # a family's head does not grow past its members' words: cut before them, the line is still the family's
         shared = None if entry.family else held_elsewhere(skeletons, entry.id)  # one joined text per entry: cheap
         for p in entry.patterns:
-            cut = truncated(p.regex, shared) if p.window == 1 else None
-            if cut is not None:
-                owners.setdefault(cut, set()).add((entry.id, p.consequence))
+            found = cut_form(p.regex, shared) if p.window == 1 else None
+            if found is not None:
+                heads[found[1]] = found[0]
+                owners.setdefault(found[1], set()).add((entry.id, p.consequence))
     unique = [(cut, next(iter(found))) for cut, found in sorted(owners.items()) if len({e for e, _ in found}) == 1]
-    return [(entry_id, cut, consequence) for cut, (entry_id, consequence) in unique]
+    return [(entry_id, cut, consequence, heads[cut]) for cut, (entry_id, consequence) in unique]

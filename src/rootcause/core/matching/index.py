@@ -70,6 +70,7 @@ class CompiledPattern:
     specificity: int  # literal characters: breaks ties between entries matching one line
     consequence: bool = False  # a line the entry's failure causes later, not the failure itself
     truncated: bool = False  # derived: the pattern cut after its stable head (core/matching/heads.py)
+    head: str = ""  # a truncated pattern's stable head (a regex): every match starts with one of it
 
 
 DerivedPatterns = tuple[list[CompiledPattern], int]  # every pattern, and how many of them the scan looks for
@@ -160,9 +161,10 @@ class CompiledIndex:
         # out of the hyperscan database and the window sets: only small inputs (pastes) are tried against them,
         # line by line, after the scan (SourceScanner.finish), so a big log's scan halts no more often.
         n_scanned = len(patterns)
-        for entry_id, regex, consequence in derive_heads(list(self.entries.values())):
+        for entry_id, regex, consequence, head in derive_heads(list(self.entries.values())):
             names = tuple(group_names(regex))
-            patterns.append(CompiledPattern(entry_id, regex, 1, names, MIN_HEAD, consequence, truncated=True))
+            cut = CompiledPattern(entry_id, regex, 1, names, MIN_HEAD, consequence, truncated=True, head=head)
+            patterns.append(cut)
         return patterns, n_scanned
 
     def specific_texts(self) -> str:
@@ -364,7 +366,8 @@ class CompiledIndex:
     def cut_prefilter(self) -> CutPrefilter:
         """The truncated patterns by their literals (hyperscan only), built when first needed."""
         if self._cut is None:
-            self._cut = CutPrefilter([p.regex for p in self.patterns[self.n_scanned :]], self.n_scanned, LITERAL_MIN)
+            heads = [p.head or p.regex for p in self.patterns[self.n_scanned :]]
+            self._cut = CutPrefilter(heads, self.n_scanned, LITERAL_MIN)
         return self._cut
 
     def _compile(self, pattern_index: int) -> Any:
