@@ -131,6 +131,23 @@ def test_write_bounds_corrects_only_the_side_that_disagrees(specifier: str, keys
     assert disagreement(fixed.removeprefix("torch"), found) is None
 
 
+def test_a_package_whose_minor_does_not_tell_its_releases_apart_is_bounded_by_more_parts() -> None:
+    """xformers numbers its releases 0.0.N: by minor, 0.0.13..0.0.16 would be written `>=0.0,<0.0` (nothing)."""
+    releases = ("0.0.12", "0.0.13", "0.0.16", "0.0.20")
+    bounds = AtlasBounds(releases={"xformers": releases}, intervals={"xformers:aaaaaaaaaaaa": (("0.0.13", "0.0.13"),)})
+    found = hull(bounds, "xformers", ["xformers:aaaaaaaaaaaa"])
+    assert found is not None
+    assert found.suggested() == "xformers>=0.0.13,<0.0.16"
+    assert corrected(">=0.0,<0.0", found, "xformers") == "xformers>=0.0.13,<0.0.16"
+    assert disagreement(">=0.0.13,<0.0.16", found) is None
+    calendar = AtlasBounds(
+        releases={"unsloth": ("2024.10.5", "2024.11.7", "2025.3.17")},
+        intervals={"unsloth:bbbbbbbbbbbb": (("2024.11.7", "2024.11.7"),)},
+    )
+    dated = hull(calendar, "unsloth", ["unsloth:bbbbbbbbbbbb"])
+    assert dated is not None and dated.suggested() == "unsloth>=2024.11,<2025.3"
+
+
 # -- RC510 and RC511 ---------------------------------------------------------------------------------------------
 
 

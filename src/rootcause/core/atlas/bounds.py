@@ -15,7 +15,8 @@ bound read at an exact tag (`nccl>=2.10.3`) agrees when it sits between two tags
 release read still prints the wording, the upper bound must be open (`<2.16` for an unreleased 2.16 is a guess).
 A wording first read in the oldest release read may be older still: the lower bound is then not checked.
 The bound that the atlas suggests is by minor version: `>=` the minor of the first release, `<` the minor of the
-next release read after the last.
+next release read after the last; where the minor does not tell two releases read apart (xformers 0.0.13 and 0.0.16
+are both `0.0`), by as many more parts as it takes.
 """
 
 from __future__ import annotations
@@ -53,8 +54,14 @@ def release_version(release: str) -> Version | None:
         return None
 
 
-def minor(version: Version) -> str:
-    return ".".join(str(n) for n in (*version.release, 0)[:2])
+def bound_above(version: Version, beyond: Version | None) -> str:
+    """`version` by its minor (`2.2` for 2.2.2), or by as many more parts as it takes to lie above `beyond`, the
+    release on the other side of the bound: xformers 0.0.13 after 0.0.12 is `0.0.13`, since `0.0` is below both."""
+    for size in range(2, len(version.release) + 1):
+        text = ".".join(str(n) for n in (*version.release, 0)[:size])
+        if beyond is None or Version(text) > beyond:
+            return text
+    return str(Version(version.public))
 
 
 @dataclass(frozen=True)
@@ -106,9 +113,9 @@ class Hull:
         package as the canon spells it, `huggingface_hub`; default its canonical name)."""
         parts = []
         if self.first > 0:
-            parts.append(f">={minor(self.read[self.first][1])}")
+            parts.append(f">={bound_above(self.read[self.first][1], self.read[self.first - 1][1])}")
         if not self.open_upper:
-            parts.append(f"<{minor(self.read[self.last + 1][1])}")
+            parts.append(f"<{bound_above(self.read[self.last + 1][1], self.read[self.last][1])}")
         return (name or self.package) + ",".join(parts)
 
 
@@ -168,11 +175,11 @@ def corrected(specifier: str, found: Hull, name: str = "") -> str:
     if agrees(lower, below) and (lower or found.first == 0):
         parts += [str(c) for c in lower]
     elif found.first > 0:
-        parts.append(f">={minor(found.read[found.first][1])}")
+        parts.append(f">={bound_above(found.read[found.first][1], found.read[found.first - 1][1])}")
     if found.open_upper:
         pass  # the newest release read prints it: no upper bound
     elif upper and agrees(upper, above):
         parts += [str(c) for c in upper]
     else:
-        parts.append(f"<{minor(found.read[found.last + 1][1])}")
+        parts.append(f"<{bound_above(found.read[found.last + 1][1], found.read[found.last][1])}")
     return (name or found.package) + ",".join(parts)
