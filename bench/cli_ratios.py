@@ -34,12 +34,21 @@ from throughput import ere
 
 from rootcause.adapters.loading import load_entries
 
+_RG_ESCAPE = re.compile(r"\\(.)", re.DOTALL)  # each escape pair in turn, so an escaped backslash stays one
+
+
+def _unescaped(m: re.Match[str]) -> str:
+    """Rust's regex refuses escapes of punctuation that RE2 takes (``\\/``, ``\\'``): those characters unescaped."""
+    return m.group(1) if m.group(1) in "\"'<>`/!@#%&=,;:~ " else m.group(0)
+
 
 def run(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, float]:
     """CPU seconds (user + system) and peak RSS MiB of one run (GNU time: the forked parent's RSS is not counted)."""
     # GNU grep stops at its first match when stdout is /dev/null, even with -c: small outputs go to a pipe
     sink = subprocess.DEVNULL if cmd[0] == "cat" else subprocess.PIPE
     proc = subprocess.run(["/usr/bin/time", "-f", "%U %S %M", *cmd], stdout=sink, stderr=subprocess.PIPE, env=env)
+    if proc.returncode not in (0, 1):  # 1: no line matched (grep, rg) or no known error (rootcause)
+        raise SystemExit(f"{' '.join(cmd[:3])} ...: exit {proc.returncode}: {proc.stderr.decode()[-500:]}")
     user, system, rss_kb = proc.stderr.decode().strip().splitlines()[-1].split()
     return float(user) + float(system), int(rss_kb) / 1024
 
@@ -61,14 +70,15 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--json", type=Path)
     ap.add_argument("--base", type=Path, help="a folder holding another version of the package: timed too")
-    ap.add_argument("--no-grep", action="store_true", help="leave out grep and rg (grep takes minutes on 1 GiB)")
+    ap.add_argument("--no-grep", action="store_true", help="leave out grep (minutes on 1 GiB)")
+    ap.add_argument("--no-rg", action="store_true", help="leave out ripgrep")
     args = ap.parse_args()
     here = Path(__file__).parent
     tmp = Path(tempfile.mkdtemp())
     py = sys.executable
     patterns = [p.regex for e in load_entries() for p in e.patterns if p.window == 1]
     (tmp / "ere.txt").write_text("\n".join(x for x in (ere(p) for p in patterns) if x is not None) + "\n")
-    rg = [re.sub(r"\\([\"'<>`/!@#%&=,;:~ ])", r"\1", re.sub(r"\(\?P<[A-Za-z_]\w*>", "(?:", p)) for p in patterns]
+    rg = [_RG_ESCAPE.sub(_unescaped, re.sub(r"\(\?P<[A-Za-z_]\w*>", "(?:", p)) for p in patterns]
     (tmp / "re2.txt").write_text("\n".join(rg) + "\n")
     for name, extra in (("exact.db", ["--exact"]), ("prefilter.db", [])):
         subprocess.run([py, str(here / "hs_raw.py"), "compile", str(tmp / name), *extra], check=True)
@@ -84,7 +94,7 @@ def main() -> None:
     }
     if args.no_grep:
         del tools["grep -E -c -f"]
-    elif shutil.which("rg"):
+    if not args.no_rg and shutil.which("rg"):
         tools["rg -c -f"] = ["rg", "--no-config", "-c", "-f", str(tmp / "re2.txt"), log]
     if args.base:
         name = f"rootcause diagnose ({args.base})"
