@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import shutil
 import statistics
 import subprocess
@@ -30,16 +29,9 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from throughput import ere
+from throughput import ere, rg_pattern
 
 from rootcause.adapters.loading import load_entries
-
-_RG_ESCAPE = re.compile(r"\\(.)", re.DOTALL)  # each escape pair in turn, so an escaped backslash stays one
-
-
-def _unescaped(m: re.Match[str]) -> str:
-    """Rust's regex refuses escapes of punctuation that RE2 takes (``\\/``, ``\\'``): those characters unescaped."""
-    return m.group(1) if m.group(1) in "\"'<>`/!@#%&=,;:~ " else m.group(0)
 
 
 def run(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, float]:
@@ -78,7 +70,7 @@ def main() -> None:
     py = sys.executable
     patterns = [p.regex for e in load_entries() for p in e.patterns if p.window == 1]
     (tmp / "ere.txt").write_text("\n".join(x for x in (ere(p) for p in patterns) if x is not None) + "\n")
-    rg = [_RG_ESCAPE.sub(_unescaped, re.sub(r"\(\?P<[A-Za-z_]\w*>", "(?:", p)) for p in patterns]
+    rg = [rg_pattern(p) for p in patterns]
     (tmp / "re2.txt").write_text("\n".join(rg) + "\n")
     for name, extra in (("exact.db", ["--exact"]), ("prefilter.db", [])):
         subprocess.run([py, str(here / "hs_raw.py"), "compile", str(tmp / name), *extra], check=True)

@@ -36,10 +36,22 @@ def ere(regex: str) -> str | None:
     return out
 
 
+_ESCAPE = re.compile(r"\\(.)", re.DOTALL)  # each escape pair in turn, so an escaped backslash stays one
+
+
+def rg_pattern(regex: str) -> str:
+    """RE2 -> ripgrep (Rust's regex). ripgrep joins its patterns into one regex, so capture names would clash: they
+    become plain groups; and Rust's regex refuses escapes of punctuation that RE2 takes (``\\/``, ``\\'``)."""
+    plain = re.sub(r"\(\?P<[A-Za-z_]\w*>", "(?:", regex)
+    return _ESCAPE.sub(lambda m: m.group(1) if m.group(1) in "\"'<>`/!@#%&=,;:~ " else m.group(0), plain)
+
+
 def timed(cmd: list[str]) -> tuple[float, int, str]:
     t0 = time.perf_counter()
     proc = subprocess.run(["/usr/bin/time", "-f", "%M", *cmd], capture_output=True, text=True)
     elapsed = time.perf_counter() - t0
+    if proc.returncode not in (0, 1):  # 1: no line matched (grep, rg) or no known error (rootcause)
+        raise SystemExit(f"{' '.join(cmd[:3])} ...: exit {proc.returncode}: {proc.stderr[-500:]}")
     rss_kb = int(proc.stderr.strip().splitlines()[-1]) if proc.stderr.strip() else 0
     return elapsed, rss_kb, proc.stdout
 
@@ -55,9 +67,7 @@ def main() -> None:
     ere_patterns = [x for x in (ere(p) for p in patterns) if x is not None]
     tmp = Path(tempfile.mkdtemp())
     (tmp / "ere.txt").write_text("\n".join(ere_patterns) + "\n")
-    # ripgrep joins its patterns into one regex: capture names would clash, so they become plain groups
-    # (and Rust's regex refuses escapes of characters that are not special, such as \")
-    rg_patterns = [re.sub(r"\\([\"'<>`/!@#%&=,;:~ ])", r"\1", re.sub(r"\(\?P<[A-Za-z_]\w*>", "(?:", p)) for p in patterns]
+    rg_patterns = [rg_pattern(p) for p in patterns]
     (tmp / "re2.txt").write_text("\n".join(rg_patterns) + "\n")
     subprocess.run(["cat", str(args.log)], stdout=subprocess.DEVNULL, check=True)  # warm the page cache
     rootcause = [
@@ -74,7 +84,12 @@ def main() -> None:
     runs: dict[str, dict[str, float]] = {}
     t, rss, out = timed(rootcause)
     findings = len(json.loads(out)["findings"]) if out else 0
-    runs["rootcause, single-rank log"] = {"seconds": t, "mb_s": size_mb / t, "peak_rss_mb": rss / 1024, "findings": findings}
+    runs["rootcause, single-rank log"] = {
+        "seconds": t,
+        "mb_s": size_mb / t,
+        "peak_rss_mb": rss / 1024,
+        "findings": findings,
+    }
     if args.multi_rank_log:
         multi = [*rootcause[:-1], str(args.multi_rank_log)]
         subprocess.run(multi, capture_output=True)
@@ -82,13 +97,18 @@ def main() -> None:
         mb = args.multi_rank_log.stat().st_size / (1 << 20)
         triaged = bool(out) and json.loads(out).get("triage") is not None
         runs["rootcause, multi-rank log (one pass: scan + triage)"] = {
-            "seconds": t, "mb_s": mb / t, "peak_rss_mb": rss / 1024, "triage_report": triaged
+            "seconds": t,
+            "mb_s": mb / t,
+            "peak_rss_mb": rss / 1024,
+            "triage_report": triaged,
         }
         # what a second pass over the log would add: the triage alone, with its own keyword prefilter
         alone = [*rootcause[:3], "triage", "--no-kb", "--no-progress", "-f", "json", str(args.multi_rank_log)]
         t, rss, _ = timed(alone)
         runs["rootcause triage --no-kb alone, multi-rank log (the old second pass)"] = {
-            "seconds": t, "mb_s": mb / t, "peak_rss_mb": rss / 1024
+            "seconds": t,
+            "mb_s": mb / t,
+            "peak_rss_mb": rss / 1024,
         }
     logs = [("single-rank log", args.log)] + ([("multi-rank log", args.multi_rank_log)] if args.multi_rank_log else [])
     for label, log in logs:
