@@ -14,7 +14,11 @@ echo "## CLI against grep, rg, raw hyperscan, cat (CPU, interleaved)"; $PY bench
 echo "## throughput and memory, multi-rank"; $PY bench/throughput.py "$OUT/big.log" --multi-rank-log "$OUT/big-ranks.log" --json "$OUT/throughput.json"
 DEADENDS=${DEADENDS:-$OUT/deadends}
 [ -d "$DEADENDS" ] || $PY -m pip install -q --no-deps --target "$DEADENDS" deadends-dev==0.9.0 || true
-if [ -d "$DEADENDS/generator" ]; then echo "## API against deadends-dev"; $PY bench/api_vs_peer.py --peer "$DEADENDS" --json "$OUT/api.json"; fi
+if [ -d "$DEADENDS/generator" ]; then
+  echo "## API against deadends-dev (interleaved pairs, then turns of 50)"
+  $PY bench/api_vs_peer.py --peer "$DEADENDS" --json "$OUT/api.json"
+  $PY bench/api_vs_peer.py --peer "$DEADENDS" --block 50 --json "$OUT/api-turns.json"
+fi
 echo "## latency"; $PY bench/latency.py --sizes ${SIZES:-1000 10000 100000} --json "$OUT/latency.json"
 echo "## cold start"; $PY bench/coldstart.py --json "$OUT/coldstart.json"
 if [ -f bench/triage_bench.py ]; then echo "## triage"; $PY bench/triage_bench.py --json "$OUT/triage.json"; fi
