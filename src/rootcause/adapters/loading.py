@@ -297,7 +297,7 @@ def _build(
         "patterns": index.derived_patterns(),
         "specific_texts": index.specific_texts(),
         "message_lines": index.message_lines(),
-        "cut_prefilter": index.cut_prefilter() if index.hs_db is not None else None,
+        "cut_prefilter": index.cut_prefilter(),
     }
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

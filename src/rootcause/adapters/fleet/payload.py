@@ -34,7 +34,7 @@ def make_payload(index: CompiledIndex) -> IndexPayload:
             "patterns": index.derived_patterns(),
             "specific_texts": index.specific_texts(),
             "message_lines": index.message_lines(),
-            "cut_prefilter": index.cut_prefilter() if index.hs_db is not None else None,
+            "cut_prefilter": index.cut_prefilter(),
         },
         protocol=pickle.HIGHEST_PROTOCOL,
     )

@@ -17,7 +17,7 @@ import itertools
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from rootcause.core.matching.large_prefilter import literal_cover
+from rootcause.core.matching.large_prefilter import hyperscan_literal, literal_cover
 
 try:
     import hyperscan
@@ -54,7 +54,7 @@ class CutPrefilter:
         if by_literal:
             self._db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
             self._db.compile(
-                expressions=["".join(f"\\x{b:02x}" for b in text.encode()).encode() for text, _ in by_literal],
+                expressions=[hyperscan_literal(text).encode() for text, _ in by_literal],
                 ids=list(range(len(by_literal))),
                 elements=len(by_literal),
                 flags=[hyperscan.HS_FLAG_CASELESS if caseless else 0 for _, caseless in by_literal],

@@ -19,7 +19,12 @@ import re2
 
 from rootcause.core.matching.cut_prefilter import CutPrefilter
 from rootcause.core.matching.heads import MIN_HEAD, TAIL_LITERAL_MIN, derive_heads, scan_tail
-from rootcause.core.matching.large_prefilter import last_line_literal, literal_cover, unbounded_repeats
+from rootcause.core.matching.large_prefilter import (
+    hyperscan_literal,
+    last_line_literal,
+    literal_cover,
+    unbounded_repeats,
+)
 from rootcause.core.matching.lexical import LexicalIndex
 from rootcause.core.matching.patterns import compile_re2, group_names, literal_length, prefilter_source
 from rootcause.core.matching.re2_sets import SetCompileError, compiled_sets
@@ -271,8 +276,7 @@ class CompiledIndex:
                 literal = last_line_literal(p.regex)
                 texts, caseless = ((literal,) if len(literal) >= LITERAL_MIN else ()), False
             if texts and not any("\n" in t for t in texts):
-                escaped = ["".join(f"\\x{b:02x}" for b in t.encode()) for t in texts]
-                out[i] = (escaped, hyperscan.HS_FLAG_CASELESS if caseless else 0)
+                out[i] = ([hyperscan_literal(t) for t in texts], hyperscan.HS_FLAG_CASELESS if caseless else 0)
                 self._by_literal[i] = None
         return out
 
@@ -357,15 +361,16 @@ class CompiledIndex:
 
     def truncated_candidates(self, text: str) -> list[int]:
         """Indexes of the truncated patterns (a message cut after its stable head) that match a cleaned line."""
-        if hyperscan is not None:
-            return self.cut_prefilter().matching(text, self.confirm)
+        cut = self.cut_prefilter()
+        if cut is not None:
+            return cut.matching(text, self.confirm)
         if self._truncated_sets is None:
             self._truncated_sets = self._compiled_sets(list(range(self.n_scanned, len(self.patterns))))
         return sorted(members[i] for rset, members in self._truncated_sets for i in (rset.Match(text) or ()))
 
-    def cut_prefilter(self) -> CutPrefilter:
-        """The truncated patterns by their literals (hyperscan only), built when first needed."""
-        if self._cut is None:
+    def cut_prefilter(self) -> CutPrefilter | None:
+        """The truncated patterns by their literals, built when first needed; None without hyperscan."""
+        if self._cut is None and hyperscan is not None:
             heads = [p.head or p.regex for p in self.patterns[self.n_scanned :]]
             self._cut = CutPrefilter(heads, self.n_scanned, LITERAL_MIN)
         return self._cut

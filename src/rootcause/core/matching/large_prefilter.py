@@ -80,6 +80,11 @@ def last_line_literal(regex: str) -> str:
     return longest_literal_run(parts[safe_from:])
 
 
+def hyperscan_literal(text: str) -> str:
+    """A literal as a hyperscan expression: each of its UTF-8 bytes escaped, so none is read as regex syntax."""
+    return "".join(f"\\x{b:02x}" for b in text.encode())
+
+
 _LEADING_FLAGS = re.compile(r"\(\?([a-zA-Z]+)\)")
 _FLAG_GROUP = re.compile(r"\(\?[a-zA-Z-]*\)")  # flags set from here on (not the leading ones, stripped first)
 _PLAIN_GROUP = re.compile(r"\((?:\?:|\?P<\w+>)?")

@@ -74,9 +74,8 @@ class WrapRepair:
 
     def _holding_cut_literals(self, texts: list[str]) -> set[int]:
         """The indexes of the texts that hold a truncated pattern's literal (all of them without hyperscan)."""
-        if self.index.hs_db is None or not texts:
-            return set(range(len(texts)))
-        return self.index.cut_prefilter().holding(texts)
+        cut = self.index.cut_prefilter()
+        return set(range(len(texts))) if cut is None else cut.holding(texts)
 
     def _repair_wrapped(self, lines: list[str]) -> None:
         """Terminals wrap long lines at a fixed width, users and mail clients between words; rejoin and match
