@@ -118,7 +118,8 @@ def main() -> None:
     ap.add_argument(
         "--engines",
         default="local,dask,spark,ray",
-        help="comma-separated; dask-fork is Dask with ROOTCAUSE_DASK_START_METHOD=fork; an engine named twice runs twice"
+        help="comma-separated; dask is Dask with its default start method (auto: fork from a CLI-like process), dask-fork,"
+        " dask-spawn and dask-forkserver set ROOTCAUSE_DASK_START_METHOD; an engine named twice runs twice"
         " (local first and last brackets the others)",
     )
     ap.add_argument("--workers", default="1,2", help="worker counts for the cluster engines")
@@ -142,12 +143,13 @@ def main() -> None:
         rows = []
         for n, (engine, workers) in enumerate(plan):
             out = Path(tmp) / f"{engine}-{workers}-{n}.parquet"
-            env = dict(os.environ, ROOTCAUSE_DASK_START_METHOD="fork") if engine == "dask-fork" else None
+            method = engine.removeprefix("dask-") if engine.startswith("dask-") else None
+            env = dict(os.environ, ROOTCAUSE_DASK_START_METHOD=method) if method else None
             cmd = [
                 sys.executable,
                 str(BENCH),
                 "--run",
-                engine.removesuffix("-fork"),
+                "dask" if method else engine,
                 "--workers",
                 str(workers),
                 "--fleet",

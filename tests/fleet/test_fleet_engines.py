@@ -64,11 +64,13 @@ with engine_dask.local_cluster(2, payload) as cluster, Client(cluster) as client
 def test_dask_engine_own_cluster_forks_workers_that_hold_the_index(
     fleet: Fleet, fleet_glob: str, per_file_findings: set, local_jobs: dict, tmp_path: Path, monkeypatch
 ) -> None:
-    """The engine's own LocalCluster: forked (asked for, in a fresh process as a CLI run is) its workers start with
-    the driver's index, spawned (the default) they build their own; either way the rows are the per-file ones."""
+    """The engine's own LocalCluster: by default, from a fresh process whose only thread is the main one (as a CLI
+    run is), it forks workers that start with the driver's index; from a process running another thread it spawns
+    them and they build their own; either way the rows are the per-file ones."""
     import os
     import subprocess
     import sys
+    import threading
 
     from distributed import Client
 
@@ -76,7 +78,7 @@ def test_dask_engine_own_cluster_forks_workers_that_hold_the_index(
     from rootcause.adapters.fleet.payload import holds_index, make_payload
     from rootcause.adapters.loading import load_index
 
-    env = {**os.environ, "ROOTCAUSE_DASK_START_METHOD": "fork"}
+    env = {k: v for k, v in os.environ.items() if k != "ROOTCAUSE_DASK_START_METHOD"}
     forked = subprocess.run(
         [sys.executable, "-c", _FORKED_CLUSTER], env=env, capture_output=True, text=True, timeout=240, check=True
     )
@@ -84,8 +86,14 @@ def test_dask_engine_own_cluster_forks_workers_that_hold_the_index(
 
     monkeypatch.delenv("ROOTCAUSE_DASK_START_METHOD", raising=False)
     payload = make_payload(load_index())
-    with engine_dask.local_cluster(2, payload) as cluster, Client(cluster) as client:
-        held = client.run(holds_index, payload.digest)  # before any task ran
+    release = threading.Event()
+    other = threading.Thread(target=release.wait, daemon=True)
+    other.start()  # a thread of the driver's own, as a Spark gateway or another cluster runs: no fork then
+    try:
+        with engine_dask.local_cluster(2, payload) as cluster, Client(cluster) as client:
+            held = client.run(holds_index, payload.digest)  # before any task ran
+    finally:
+        release.set()
     assert len(held) == 2 and set(held.values()) == {False}, held
 
     out = tmp_path / "own.parquet"
@@ -93,17 +101,28 @@ def test_dask_engine_own_cluster_forks_workers_that_hold_the_index(
     assert _verdicts(_check(out, fleet, per_file_findings, "dask")) == local_jobs
 
 
-def test_dask_start_method_is_checked(monkeypatch) -> None:
+def test_dask_start_method_forks_only_where_safe(monkeypatch) -> None:
+    import threading
+
     from rootcause.adapters.fleet import engine_dask
     from rootcause.errors import UsageError
 
     monkeypatch.delenv("ROOTCAUSE_DASK_START_METHOD", raising=False)
+    monkeypatch.setattr(engine_dask.sys, "platform", "linux")
+    monkeypatch.setattr(engine_dask.threading, "active_count", lambda: 1)
+    assert engine_dask.start_method() == "fork"
+    monkeypatch.setattr(engine_dask.threading, "active_count", lambda: 2)
+    assert engine_dask.start_method() == "spawn"
+    monkeypatch.setattr(engine_dask.threading, "active_count", threading.active_count)
+    monkeypatch.setattr(engine_dask.sys, "platform", "darwin")
     assert engine_dask.start_method() == "spawn"
     monkeypatch.setenv("ROOTCAUSE_DASK_START_METHOD", "threads")
     with pytest.raises(UsageError, match="ROOTCAUSE_DASK_START_METHOD='threads'"):
         engine_dask.start_method()
     monkeypatch.setenv("ROOTCAUSE_DASK_START_METHOD", "forkserver")
     assert engine_dask.start_method() == "forkserver"
+    monkeypatch.setenv("ROOTCAUSE_DASK_START_METHOD", "fork")
+    assert engine_dask.start_method() == "fork"
 
 
 def test_spark_engine(

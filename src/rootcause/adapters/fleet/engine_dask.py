@@ -2,19 +2,22 @@
 
 Each partition holds ``batch_size`` paths; its worker reads each file's bytes whole (a local path as the local
 engine reads it, a URL through fsspec, so object-store URLs work as with ``read_text``), with no split into
-lines and no join back: a line costs
-nothing in Python unless the scan stops on it. The index payload is scattered to every worker once and
-each worker process builds its index once. A ``LocalCluster`` the engine starts itself spawns its workers, unless
-``ROOTCAUSE_DASK_START_METHOD=fork`` asks it to fork them after loading the index in the driver: each worker then
-starts with Python, rootcause and the index already in memory, where a spawned one imports them again. Forking is
-safe only where the driver runs no threads but Dask's own (a CLI run): beside another cluster in the same process
-a forked worker inherited a lock some other thread held and hung. The per-job triage is a group-by on job over the file
-listing: a group holds paths, and its worker streams the logs within the group's byte budget.
+lines and no join back: a line costs nothing in Python unless the scan stops on it. The index payload is scattered
+to every worker once and each worker process builds its index once.
+
+A ``LocalCluster`` the engine starts itself forks its workers after loading the index in the driver when forking is
+safe: on Linux, from a process whose only thread is the main one (a CLI run). Each worker then starts with Python,
+rootcause and the index already in memory, where a spawned one imports them again. Anywhere else it spawns them:
+beside another cluster or Spark's gateway in the same process, a forked worker inherited a lock some other thread
+held and hung. ``ROOTCAUSE_DASK_START_METHOD`` overrides the choice. The per-job triage is a group-by on job over
+the file listing: a group holds paths, and its worker streams the logs within the group's byte budget.
 """
 
 from __future__ import annotations
 
 import os
+import sys
+import threading
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -32,14 +35,24 @@ from rootcause.core.fleet.layout import Layout
 from rootcause.core.fleet.rows import Row
 from rootcause.errors import UsageError
 
-START_METHODS = ("fork", "forkserver", "spawn")
+START_METHODS = ("auto", "fork", "forkserver", "spawn")
+
+
+def fork_is_safe() -> bool:
+    """Whether a fork now copies no lock that another thread may hold: Linux, no Python thread but the main one,
+    and no Ray runtime in the process (its threads are native, so ``threading`` does not count them)."""
+    ray = sys.modules.get("ray")
+    ray_running = ray is not None and getattr(ray, "is_initialized", lambda: False)()
+    return sys.platform == "linux" and threading.active_count() == 1 and not ray_running
 
 
 def start_method() -> str:
-    """How the engine's own LocalCluster starts its worker processes (ROOTCAUSE_DASK_START_METHOD)."""
-    method = os.environ.get("ROOTCAUSE_DASK_START_METHOD", "").strip() or "spawn"
+    """How the engine's own LocalCluster starts its worker processes (ROOTCAUSE_DASK_START_METHOD, default auto)."""
+    method = os.environ.get("ROOTCAUSE_DASK_START_METHOD", "").strip() or "auto"
     if method not in START_METHODS:
         raise UsageError(f"ROOTCAUSE_DASK_START_METHOD={method!r}: expected one of {', '.join(START_METHODS)}")
+    if method == "auto":
+        return "fork" if fork_is_safe() else "spawn"
     return method
 
 
