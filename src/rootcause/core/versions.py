@@ -78,24 +78,70 @@ _ENV_LINE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
 ]
 _FREEZE_RE = re.compile(r"^(?P<name>[A-Za-z0-9][A-Za-z0-9_.\-]*)==(?P<v>\d+(?:\.\d+)+)\s*$")
 
+# pip's own lines (pip/_internal/operations/prepare.py: "Requirement %s: %s (%s)" with "already satisfied", the
+# requirement, "in" its folder, and the installed version; commands/install.py: "Successfully installed %s", each item
+# name-version) and the installed torch and Python that xFormers' (and fmha's) load failure names: "PyTorch {built}
+# with CUDA {cuda} (you have {torch.__version__})", "Python  {built} (you have {platform.python_version()})"
+_PIP_SATISFIED_RE = re.compile(r"^Requirement already satisfied: (?P<name>[A-Za-z0-9][A-Za-z0-9_.\-]*)")
+_TRAILING_VERSION_RE = re.compile(r" \((?P<v>\d+(?:\.\d+)+[\w.+!]*)\)\s*$")
+_PIP_INSTALLED_PREFIX = "Successfully installed "
+_PIP_INSTALLED_ITEM_RE = re.compile(r"(?P<name>[A-Za-z0-9][A-Za-z0-9_.\-]*)-(?P<v>\d+(?:\.\d+)*[\w.+!]*)")
+_PIP_INSTALLED_ITEMS = 400  # a resolver's whole environment fits; a hostile line costs no more
+_YOU_HAVE_RE = re.compile(
+    r"^(?P<name>PyTorch|Python) +\S+(?: with CUDA \S+)? \(you have (?P<v>\d+\.\d+(?:\.\d+)?)[\w.+]*\)"
+)
+
 # What the noise skipper looks for to send a line here (a loose superset of the above).
 ENV_HINT_REGEX = (
     r"PyTorch version|torch==|torch version|NCCL version \d|CUDA used to build|"
-    r"CUDA Version:|transformers.{0,2} version|numpy==|^[A-Za-z0-9][A-Za-z0-9_.\-]*==\d"
+    r"CUDA Version:|transformers.{0,2} version|numpy==|^[A-Za-z0-9][A-Za-z0-9_.\-]*==\d|"
+    r"Requirement already satisfied: |Successfully installed |\(you have \d"
 )
 
 
 # a literal that each of the patterns above needs (most lines hold none: eight searches saved)
-_ENV_LITERALS = ("==", "torch", "PyTorch", "NCCL version", "CUDA", "transformers", "numpy")
+_ENV_LITERALS = (
+    "==",
+    "torch",
+    "PyTorch",
+    "NCCL version",
+    "CUDA",
+    "transformers",
+    "numpy",
+    "Requirement already satisfied",
+    _PIP_INSTALLED_PREFIX,
+    "(you have ",
+)
+
+
+def _pip_versions(line: str) -> Environment:
+    """The installed versions one of pip's own lines states."""
+    found: Environment = {}
+    satisfied = _PIP_SATISFIED_RE.match(line)
+    if satisfied:
+        version = _TRAILING_VERSION_RE.search(line)
+        if version and " in " in line[satisfied.end() : version.start()]:
+            found[canonicalize_name(satisfied["name"])] = version["v"]
+    elif line.startswith(_PIP_INSTALLED_PREFIX):
+        for item in line[len(_PIP_INSTALLED_PREFIX) :].split(maxsplit=_PIP_INSTALLED_ITEMS)[:_PIP_INSTALLED_ITEMS]:
+            m = _PIP_INSTALLED_ITEM_RE.fullmatch(item)
+            if m:
+                found[canonicalize_name(m["name"])] = m["v"]
+    return found
 
 
 def versions_in_line(line: str) -> Environment:
     found: Environment = {}
     if not any(literal in line for literal in _ENV_LITERALS):
         return found
-    m = _FREEZE_RE.match(line.strip())
+    stripped = line.strip()
+    m = _FREEZE_RE.match(stripped)
     if m:
         found[canonicalize_name(m["name"])] = m["v"]
+    found.update(_pip_versions(stripped))
+    you_have = _YOU_HAVE_RE.match(stripped)
+    if you_have:
+        found.setdefault("torch" if you_have["name"] == "PyTorch" else "python", you_have["v"])
     for name, rx in _ENV_LINE_PATTERNS:
         m2 = rx.search(line)
         if m2 and name not in found:

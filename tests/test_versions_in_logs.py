@@ -1,0 +1,52 @@
+"""Installed versions that pip and xFormers print in a paste reach the diagnosis's environment."""
+
+from __future__ import annotations
+
+import pytest
+from testkit import SEED_SIGNATURE
+
+from rootcause.adapters.loading import load_index
+from rootcause.core.diagnosis import diagnose_text
+from rootcause.core.versions import versions_in_line
+
+# pip 26.x's output, produced here (`pip install packaging` where it was installed; `pip install six==1.16.0`)
+PIP_SATISFIED = "Requirement already satisfied: packaging in /work/main/.venv/lib/python3.11/site-packages (26.4)"
+PIP_INSTALLED = "Successfully installed six-1.16.0"
+# xFormers' load failure (xformers/_cpp_lib.py's format: "PyTorch {built} with CUDA {cuda} (you have {torch})")
+XFORMERS_BUILT_FOR = "    PyTorch 2.1.2+cu121 with CUDA 1201 (you have 2.2.2+cu121)"
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        (PIP_SATISFIED, {"packaging": "26.4"}),
+        (
+            r"Requirement already satisfied: onnxruntime in c:\python37\lib\site-packages (0.1.4)",
+            {"onnxruntime": "0.1.4"},
+        ),
+        ("Requirement already satisfied: torch>=1.13 in ./lib (from xformers) (2.1.0+cu118)", {"torch": "2.1.0+cu118"}),
+        (PIP_INSTALLED + " Nvidia_cuBLAS-cu12-12.1.3.1", {"six": "1.16.0", "nvidia-cublas-cu12": "12.1.3.1"}),
+        (XFORMERS_BUILT_FOR, {"torch": "2.2.2"}),
+        ("    Python  3.10.11 (you have 3.10.11)", {"python": "3.10.11"}),
+        ("Requirement already satisfied: six in /usr/lib/python3/dist-packages", {}),  # no version shown
+        ("Successfully installed the model weights", {}),
+    ],
+)
+def test_versions_pip_and_xformers_print(line: str, expected: dict[str, str]) -> None:
+    assert versions_in_line(line) == expected
+
+
+def test_a_pip_line_in_a_paste_decides_whether_it_is_affected() -> None:
+    index = load_index()
+    older = diagnose_text(f"Requirement already satisfied: torch in /opt/lib (1.9.0)\n{SEED_SIGNATURE}\n", index)
+    assert older.environment["torch"] == "1.9.0"
+    assert older.findings[0].versions.status == "not_affected"
+    newer = diagnose_text(f"Successfully installed filelock-3.13.1 torch-2.3.0\n{SEED_SIGNATURE}\n", index)
+    assert newer.environment["torch"] == "2.3.0"
+    assert newer.findings[0].versions.status == "affected"
+
+
+def test_a_huge_install_line_reads_a_bounded_number_of_items() -> None:
+    line = "Successfully installed " + " ".join(f"pkg{n}-1.{n}" for n in range(200_000))
+    found = versions_in_line(line)
+    assert len(found) == 400 and found["pkg399"] == "1.399" and "pkg400" not in found
