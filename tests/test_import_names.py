@@ -11,6 +11,7 @@ from rootcause.core.import_names import unfounded_import
 
 INDEX = {
     "peft": PackageNames(("0.16.0", "0.17.1"), {"symbol": {"LoraConfig": [[0, 1]], "get_peft_model": [[0, 1]]}}),
+    "vllm": PackageNames(("0.32.0", "0.34.0"), {"symbol": {"set_default_torch_dtype": [[0, 1]]}}),
     "trl": PackageNames(("0.29.1", "1.16.0"), {"symbol": {"SFTTrainer": [[0, 1]], "SFTConfig": [[1, 1]]}}),
     "transformers": PackageNames(
         ("4.57.6", "5.25.0"), {"symbol": {"TrainingArguments": [[0, 1]], "cached_download": [[0, 0]]}}
@@ -37,6 +38,9 @@ def test_what_the_index_cannot_tell_keeps_the_claim() -> None:
     assert unfounded_import("trl", "SFTConfig", INDEX) is None  # defined by a newer release only
     assert unfounded_import("trl", "prepare_model_for_int8_training", INDEX) is None  # nothing else explains it
     assert unfounded_import("apex", "amp", INDEX) is None  # a package the index does not hold
+    # a private name later made public (sglang#403 imported vllm's older `_set_default_torch_dtype`): version skew
+    assert unfounded_import("vllm", "_set_default_torch_dtype", INDEX) is None
+    assert unfounded_import("vllm", "set_default_torch_Dtype", INDEX) is not None  # case: still a misspelling
     # defined by another package's older release only: removed there too, so no evidence it belongs elsewhere
     assert unfounded_import("trl", "cached_download", INDEX) is None
     assert unfounded_import("pytorch_lightning", "loggers", INDEX) is None  # a submodule is a name too

@@ -6,8 +6,8 @@ the name is misspelt (``from peft import Loraconfig``) or belongs to another pac
 TrainingArguments``). The names index (docs/atlas.md, "The names index") holds the public names of the releases it
 read of each package, so two facts can be checked without guessing:
 
-- no release read defines the name, and one defines a name that differs from it only in case or underscores: a
-  misspelling;
+- no release read defines the name, and one defines a name that differs from it only in case or inner underscores:
+  a misspelling (leading underscores alone are a name made public or private by some release: version skew);
 - no release read defines the name, and the newest release read of another package of the index defines it: the
   import names the wrong package.
 
@@ -56,8 +56,10 @@ def unfounded_import(package: str, name: str, index: NamesIndex) -> str | None:
     if names is None or not names.releases or _defines(names, name):
         return None
     held = f"the names index holds no '{name}' in {top} (releases {names.releases[0]} to {names.releases[-1]} read)"
-    folded = _fold(name)
-    variants = sorted(n for n in names.names.get("symbol", {}) if _fold(n) == folded)
+    folded, public = _fold(name), name.lstrip("_")
+    # a variant that differs only in leading underscores is a private name made public, or the reverse, in some
+    # release: version skew, not a misspelling (vllm's `_set_default_torch_dtype`, later `set_default_torch_dtype`)
+    variants = sorted(n for n in names.names.get("symbol", {}) if _fold(n) == folded and n.lstrip("_") != public)
     if variants:
         shown = ", ".join(f"'{v}'" for v in variants[:_MAX_SHOWN])
         return f"{held}, only {shown}: check the spelling of the import"
