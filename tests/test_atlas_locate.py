@@ -251,6 +251,17 @@ def test_a_template_that_only_repeats_python_s_own_wording_takes_no_part() -> No
     )
     line = "AttributeError: 'LLMEngine' object has no attribute 'model_executor'"
     assert AtlasIndex.from_templates([getattr_template]).locate([("<t>", 1, line, line)]) == []
+    # torch.package's importer copies the import system's message (lmdeploy#843 ran a module of its own by path)
+    import_template = TEMPLATES[0].model_copy(
+        update={
+            "exception": "ImportError",
+            "message": "attempted relative import with no known parent package",
+            "pattern": r"attempted relative import with no known parent package",
+            "literal": "attempted relative import with no known parent package",
+        }
+    )
+    line = "10.29.253.123: ImportError: attempted relative import with no known parent package"
+    assert AtlasIndex.from_templates([import_template]).locate([("<t>", 1, line, line)]) == []
 
 
 def test_of_two_packages_printing_the_same_string_the_installed_then_the_lower_layer_is_named() -> None:

@@ -70,6 +70,12 @@ BUILTIN_PHRASES = (
     "attributeerror",
     "arg is an empty sequence",
     "got an unexpected keyword argument '",
+    # the import system's own messages (Lib/importlib/_bootstrap.py), which torch.package's importer copies word
+    # for word: a script run by path inside any package prints them
+    "attempted relative import with no known parent package",
+    "attempted relative import beyond top-level package",
+    "from partially initialized module",
+    "(most likely due to a circular import)",
     # deprecation wording that many packages print word for word around their own names (vLLM's
     # `{name} is deprecated and will be removed in {version}. {replacement}` located transformers'
     # `tokenizer` deprecation): the names are the placeholders, so the template says nothing of its own
