@@ -167,3 +167,43 @@ def test_terminal_colours_and_an_indented_paste_are_framing(canon_index) -> None
     indented = "    `ModuleNotFoundError: No module named 'torch'`"
     assert first_claim(indented, canon_index) == "packaging/torch-module-not-found"
     assert first_claim(textwrap.indent(TE, "    "), canon_index) == "packaging/transformer-engine-extension-not-found"
+
+
+_TYPED = {
+    "blanks at line ends": lambda t: "\n".join(line + " \t " for line in t.split("\n")),
+    "no-break spaces": lambda t: t.replace(" ", "\u00a0"),
+    "a full-width colon": lambda t: t.replace(": ", "\uff1a", 1),
+    "ideographic spaces": lambda t: t.replace(" ", "\u3000", 3),
+}
+
+
+@pytest.mark.parametrize("change", sorted(_TYPED))
+def test_what_a_copy_or_a_keyboard_changes_keeps_the_first_claim(canon_index, change: str) -> None:
+    """Every 16th canon example its own entry claims first is still claimed first by it with blanks left at line
+    ends, with its spaces copied from a web page as no-break spaces, or with its first ': ' typed full-width."""
+    from rootcause.adapters.loading import load_entries
+
+    examples = [(e.id, ex.text) for e in load_entries() if not e.is_withdrawn for ex in e.examples][::16]
+    kept = [(entry_id, text) for entry_id, text in examples if first_claim(text, canon_index) == entry_id]
+    assert len(kept) > 150
+    lost = [entry_id for entry_id, text in kept if first_claim(_TYPED[change](text), canon_index) != entry_id]
+    assert not lost, lost
+
+
+@pytest.mark.parametrize(
+    ("entry_id", "line"),
+    [
+        (
+            "huggingface/ml-package-module-missing-attribute",
+            "AttributeError: module 'triton' has no attribute 'code_gen'",
+        ),
+        (
+            "huggingface/datasets-streaming-hub-file-not-found",
+            "FileNotFoundError: hf://datasets/open-phi/textbooks@292aaae99cbecacad50f692d7327887f05dacaf2/data/"
+            "train-00000-of-00001-b513d9e388d56453.parquet",
+        ),
+    ],
+)
+def test_a_pattern_ending_at_the_line_end_allows_blanks_after_it(canon_index, entry_id: str, line: str) -> None:
+    assert first_claim(line, canon_index) == entry_id
+    assert first_claim(line + "  \t", canon_index) == entry_id

@@ -72,9 +72,12 @@ def load_entries(extra: Iterable[str] = ()) -> list[Entry]:
     return [loaded.entry for loaded in load_canon(list(extra))]
 
 
-# the modules whose code shapes what the index cache holds: the entries' class, the derived patterns, the lexical index
+# the modules whose code shapes what the index cache holds: the entries' class, the derived patterns, the lexical index,
+# and the noise skipper's own expressions compiled into the same database (version lines, triage keywords)
 DERIVING_MODULES = (
     "rootcause.core.model",
+    "rootcause.core.versions",
+    "rootcause.core.triage.keywords",
     "rootcause.core.matching.index",
     "rootcause.core.matching.heads",
     "rootcause.core.matching.patterns",

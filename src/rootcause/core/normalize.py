@@ -107,7 +107,7 @@ def strip_framing(line: str) -> CleanLine:
     """Remove ANSI codes, CR and any framing prefixes; keep the ranks they named."""
     if "\x1b" in line:
         line = ANSI_RE.sub("", line)
-    line = line.rstrip("\r\n")
+    line = line.rstrip()  # the line's end and any blanks before it: a pattern's `$` ends at the message
     rank: int | None = None
     local_rank: int | None = None
     emphasised = False

@@ -74,7 +74,7 @@ def prefilter_source(regex: str) -> str:
     return _allow_framing_after_newlines(src)
 
 
-_LINE_END_OR_MARKUP = "(?:$|[`*_])"
+_LINE_END_OR_MARKUP = "(?:[ \t]*$|[`*_])"  # blanks a copy left at the line end, or closing markup
 # How much framing may start a raw line inside a multi-line window: vLLM's worker lines carry about 75 characters
 # ("(VllmWorker TP0 pid=437) ERROR 08-28 07:32:18 [multiproc_executor.py:559] "), more when processes nest
 MAX_FRAMING = 128

@@ -41,6 +41,11 @@ __all__ = [
 ]
 
 CHUNK_LIMIT = 4 << 20
+SMALL_INPUT = 1 << 20  # a paste, not a program's log: the wrap repair, the cut-paste pass and typed punctuation
+# What a person's copy or keyboard puts where a program printed an ASCII space or colon: a no-break space (a web
+# page's rendering), an ideographic space and a full-width colon (a Chinese input method). Programs' logs do not
+# hold them, so only a small input is looked at.
+_TYPED_PUNCTUATION = ((b"\xc2\xa0", b" "), (b"\xe3\x80\x80", b" "), (b"\xef\xbc\x9a", b": "))
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*\x07")  # as normalize.ANSI_RE
 OVERLAP_LIMIT = 256 << 10  # at most this much of a chunk is carried into the next scan
 LATE_LIMIT = 1 << 16  # matches reported out of order, per chunk (hyperscan reports in order of end offset)
@@ -109,6 +114,10 @@ class SourceScanner(ConfirmedHits, ErrorishLines, WrapRepair):
         if self._cr_held:  # the previous piece ended between a CR and, maybe, its LF
             self._cr_held = False
             data = data if data[:1] == b"\n" else b"\r" + data
+        if self.result.bytes <= SMALL_INPUT:
+            for typed, printed in _TYPED_PUNCTUATION:
+                if typed in data:
+                    data = bytes(data).replace(typed, printed)
         if b"\r" in data:  # a Windows paste: CRLF line ends would hide multi-line windows from the prefilter
             data = bytes(data).replace(b"\r\n", b"\n")
             if data.endswith(b"\r"):
@@ -144,7 +153,7 @@ class SourceScanner(ConfirmedHits, ErrorishLines, WrapRepair):
         """Scan whole lines: ``carry`` (the start of the first line, from the previous feed) then ``chunk``."""
         base = self.result.lines
         if self._small is not None:
-            if self.result.bytes <= (1 << 20):
+            if self.result.bytes <= SMALL_INPUT:
                 self._small.extend((carry + bytes(chunk)).decode("utf-8", "replace").splitlines())
             else:
                 self._small = None

@@ -136,11 +136,15 @@ class WrapRepair:
     @staticmethod
     def _join(lines: list[str], start: int, end: int) -> CleanLine:
         """Lines start..end as one: at a terminal's width, glued; otherwise with a space between words."""
-        head = strip_framing(lines[start].rstrip("\r"))
-        text, width = head.text, len(lines[start].rstrip("\r"))
+        first = lines[start].rstrip("\r")
+        head = strip_framing(first)
+        text, width = head.text, len(first)
+        gap = first[len(first.rstrip()) :]  # a terminal cut the line inside the blanks the cleaning drops
         for n in range(start + 1, end + 1):
-            part = strip_framing(lines[n].rstrip("\r")).text
-            text += part if width in WRAP_WIDTHS else " " + part.lstrip()
+            raw = lines[n].rstrip("\r")
+            part = strip_framing(raw).text
+            text += gap + part if width in WRAP_WIDTHS else " " + part.lstrip()
+            gap = raw[len(raw.rstrip()) :]
         return CleanLine(text[:MAX_LINE], head.rank)
 
     def _unambiguous_cuts(self, text: str) -> list[int]:
