@@ -23,7 +23,7 @@ echo "## latency"; $PY bench/latency.py --sizes ${SIZES:-1000 10000 100000} --js
 echo "## cold start"; $PY bench/coldstart.py --json "$OUT/coldstart.json"
 if [ -f bench/triage_bench.py ]; then echo "## triage"; $PY bench/triage_bench.py --json "$OUT/triage.json"; fi
 if [ -f bench/service_bench.py ]; then echo "## service"; $PY bench/service_bench.py; fi
-echo "## fleet engines"; $PY bench/fleet_bench.py --jobs 460 --noise-lines 3000 --engines local,dask,dask-fork,spark,ray,local --workers 1,2
+echo "## fleet engines"; $PY bench/fleet_bench.py --jobs 460 --noise-lines 3000 --engines local,dask,dask-spawn,spark,ray,local --workers 1,2
 if [ -f bench/hostile_upload.py ]; then echo "## hostile uploads"; $PY bench/hostile_upload.py --json "$OUT/hostile.json"; fi
 if [ -f bench/fuzz_long.py ]; then echo "## fuzz, long run"; $PY bench/fuzz_long.py --json "$OUT/fuzz.json"; fi
 echo "## coverage on the corpus of real pastes"; $PY bench/coverage.py corpus --json > "$OUT/coverage.json"; $PY bench/coverage.py corpus --lexical-curve
