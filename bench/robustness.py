@@ -1,6 +1,7 @@
 """How well the matcher survives what users do to a message: the canon's own examples, each rewritten the way
 real pastes are (cut short mid-word or at a drawn point, quoted, wrapped, escaped inside JSON, Windows paths, in
-backticks, behind a logger's or a launcher's prefix, indented, in terminal colours), and the
+backticks, behind a logger's or a launcher's prefix, indented, in terminal colours, with blanks at line ends, no-break
+spaces, a full-width colon or a blank line after each line), and the
 share of rewrites whose first claim is still the example's entry (``wrong``: rewrites whose first claim is another
 entry).
 
@@ -112,6 +113,26 @@ def _crlf(text: str, _line: str) -> str:
     return text.replace("\n", "\r\n") + "\r\n"
 
 
+def _trailing_blanks(text: str, _line: str) -> str:
+    """Blanks a copy leaves at each line's end (a terminal's padding, an editor)."""
+    return "\n".join(x + " \t " for x in text.split("\n"))
+
+
+def _nbsp(text: str, _line: str) -> str:
+    """Spaces copied from a rendered web page: no-break spaces."""
+    return text.replace(" ", "\u00a0")
+
+
+def _fullwidth_colon(text: str, _line: str) -> str:
+    """The first ': ' typed again with a Chinese input method."""
+    return text.replace(": ", "\uff1a", 1)
+
+
+def _double_spaced(text: str, _line: str) -> str | None:
+    """A blank line after every line (some copies from notebooks and chat clients)."""
+    return "\n\n".join(text.split("\n")) if "\n" in text else None
+
+
 def _last_line(text: str, _line: str) -> str | None:
     lines = [x for x in text.splitlines() if x.strip()]
     return lines[-1].strip() if len(lines) > 1 else None
@@ -179,6 +200,10 @@ REWRITES: dict[str, Rewrite] = {
     "indent": _indent,
     "ansi": _ansi,
     "crlf": _crlf,
+    "trailing-blanks": _trailing_blanks,
+    "nbsp": _nbsp,
+    "fullwidth-colon": _fullwidth_colon,
+    "double-spaced": _double_spaced,
     "last-line": _last_line,
     "cut-whole-50": _cut_whole(0.5),
     "cut-whole-75": _cut_whole(0.75),
