@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -48,7 +49,9 @@ def test_an_unclaimed_line_is_located_with_its_release_facts(index, atlas: Atlas
     assert (item.first, item.last) == (template.releases[0].first, template.releases[-1].last)
     assert item.source_url == template.source_url
     assert item.line == 4 and item.text.startswith("ValueError: If passing a string for `device_map`")
-    assert item.family == "configuration"  # a ValueError: the message rejects a value and item.checks and item.checks_zh
+    assert (
+        item.family == "configuration"
+    )  # a ValueError: the message rejects a value and item.checks and item.checks_zh
     assert item.installed_has_it is None
 
 
@@ -239,29 +242,33 @@ def test_templates_logged_at_info_level_take_no_part() -> None:
     assert len(AtlasIndex.from_templates([loud]).locate([("<t>", 1, line, line)])) == 1
 
 
-def test_a_template_that_only_repeats_python_s_own_wording_takes_no_part() -> None:
-    # peft's ModulesToSaveWrapper.__getattr__ re-raises CPython's message: it would locate every AttributeError
-    getattr_template = TEMPLATES[0].model_copy(
-        update={
-            "exception": "AttributeError",
-            "message": "'{type(self).__name__}' object has no attribute '{name}'",
-            "pattern": r"'(?P<p0>.{0,200}?)' object has no attribute '(?P<p1>.{0,200}?)'",
-            "literal": "' object has no attribute '",
-        }
+@pytest.mark.parametrize(
+    ("exception", "message", "pattern", "line"),
+    [
+        # peft's ModulesToSaveWrapper.__getattr__ re-raises CPython's message: it would locate every AttributeError
+        (
+            "AttributeError",
+            "'{type(self).__name__}' object has no attribute '{name}'",
+            r"'(?P<p0>.{0,200}?)' object has no attribute '(?P<p1>.{0,200}?)'",
+            "AttributeError: 'LLMEngine' object has no attribute 'model_executor'",
+        ),
+        # torch.package's importer copies the import system's message (lmdeploy#843 ran a module of its own by path)
+        (
+            "ImportError",
+            "attempted relative import with no known parent package",
+            "attempted relative import with no known parent package",
+            "10.29.253.123: ImportError: attempted relative import with no known parent package",
+        ),
+    ],
+)
+def test_a_template_that_only_repeats_python_s_own_wording_takes_no_part(
+    exception: str, message: str, pattern: str, line: str
+) -> None:
+    literal = max(re.split(r"\(\?P<\w+>[^)]*\)", pattern), key=len)
+    template = TEMPLATES[0].model_copy(
+        update={"exception": exception, "message": message, "pattern": pattern, "literal": literal}
     )
-    line = "AttributeError: 'LLMEngine' object has no attribute 'model_executor'"
-    assert AtlasIndex.from_templates([getattr_template]).locate([("<t>", 1, line, line)]) == []
-    # torch.package's importer copies the import system's message (lmdeploy#843 ran a module of its own by path)
-    import_template = TEMPLATES[0].model_copy(
-        update={
-            "exception": "ImportError",
-            "message": "attempted relative import with no known parent package",
-            "pattern": r"attempted relative import with no known parent package",
-            "literal": "attempted relative import with no known parent package",
-        }
-    )
-    line = "10.29.253.123: ImportError: attempted relative import with no known parent package"
-    assert AtlasIndex.from_templates([import_template]).locate([("<t>", 1, line, line)]) == []
+    assert AtlasIndex.from_templates([template]).locate([("<t>", 1, line, line)]) == []
 
 
 def test_of_two_packages_printing_the_same_string_the_installed_then_the_lower_layer_is_named() -> None:
