@@ -46,7 +46,10 @@ def test_a_pip_line_in_a_paste_decides_whether_it_is_affected() -> None:
     assert newer.findings[0].versions.status == "affected"
 
 
-def test_a_huge_install_line_reads_a_bounded_number_of_items() -> None:
+def test_a_huge_or_hostile_pip_line_is_read_in_bounded_work() -> None:
     line = "Successfully installed " + " ".join(f"pkg{n}-1.{n}" for n in range(200_000))
     found = versions_in_line(line)
     assert len(found) == 400 and found["pkg399"] == "1.399" and "pkg400" not in found
+    # an item or a satisfied line of 64 KiB built to make a backtracking matcher retry at every '-' or ' (': one pass
+    assert versions_in_line("Successfully installed " + "a-1" * 21_000 + "-x") == {}
+    assert versions_in_line("Requirement already satisfied: a in " + " (1.1" * 13_000 + ")") == {}

@@ -83,9 +83,9 @@ _FREEZE_RE = re.compile(r"^(?P<name>[A-Za-z0-9][A-Za-z0-9_.\-]*)==(?P<v>\d+(?:\.
 # name-version) and the installed torch and Python that xFormers' (and fmha's) load failure names: "PyTorch {built}
 # with CUDA {cuda} (you have {torch.__version__})", "Python  {built} (you have {platform.python_version()})"
 _PIP_SATISFIED_RE = re.compile(r"^Requirement already satisfied: (?P<name>[A-Za-z0-9][A-Za-z0-9_.\-]*)")
-_TRAILING_VERSION_RE = re.compile(r" \((?P<v>\d+(?:\.\d+)+[\w.+!]*)\)\s*$")
+_PIP_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]*")
+_PIP_VERSION_RE = re.compile(r"\d[\w.+!]*")  # one class after a digit: no backtracking on a hostile item
 _PIP_INSTALLED_PREFIX = "Successfully installed "
-_PIP_INSTALLED_ITEM_RE = re.compile(r"(?P<name>[A-Za-z0-9][A-Za-z0-9_.\-]*)-(?P<v>\d+(?:\.\d+)*[\w.+!]*)")
 _PIP_INSTALLED_ITEMS = 400  # a resolver's whole environment fits; a hostile line costs no more
 _YOU_HAVE_RE = re.compile(
     r"^(?P<name>PyTorch|Python) +\S+(?: with CUDA \S+)? \(you have (?P<v>\d+\.\d+(?:\.\d+)?)[\w.+]*\)"
@@ -119,14 +119,15 @@ def _pip_versions(line: str) -> Environment:
     found: Environment = {}
     satisfied = _PIP_SATISFIED_RE.match(line)
     if satisfied:
-        version = _TRAILING_VERSION_RE.search(line)
-        if version and " in " in line[satisfied.end() : version.start()]:
-            found[canonicalize_name(satisfied["name"])] = version["v"]
+        opening = line.rfind(" (")  # the installed version, in parentheses at the line's end
+        version = line[opening + 2 : -1] if opening > satisfied.end() and line.endswith(")") else ""
+        if _PIP_VERSION_RE.fullmatch(version) and " in " in line[satisfied.end() : opening]:
+            found[canonicalize_name(satisfied["name"])] = version
     elif line.startswith(_PIP_INSTALLED_PREFIX):
         for item in line[len(_PIP_INSTALLED_PREFIX) :].split(maxsplit=_PIP_INSTALLED_ITEMS)[:_PIP_INSTALLED_ITEMS]:
-            m = _PIP_INSTALLED_ITEM_RE.fullmatch(item)
-            if m:
-                found[canonicalize_name(m["name"])] = m["v"]
+            name, _, version = item.rpartition("-")
+            if _PIP_NAME_RE.fullmatch(name) and _PIP_VERSION_RE.fullmatch(version):
+                found[canonicalize_name(name)] = version
     return found
 
 
