@@ -259,6 +259,13 @@ def test_templates_logged_at_info_level_take_no_part() -> None:
             "attempted relative import with no known parent package",
             "10.29.253.123: ImportError: attempted relative import with no known parent package",
         ),
+        # bitsandbytes' `Function not implemented: {func_name}` is the C library's ENOSYS text after a name
+        (
+            "RuntimeError",
+            "Function not implemented: {func_name}",
+            r"Function not implemented: (?P<p0>.{0,200}?)",
+            "ERROR: Could not install packages due to an OSError: [Errno 38] Function not implemented: '/usr/lib/x.so'",
+        ),
     ],
 )
 def test_a_template_that_only_repeats_python_s_own_wording_takes_no_part(

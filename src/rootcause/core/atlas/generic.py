@@ -58,6 +58,7 @@ BUILTIN_PHRASES = (
     "is not defined",
     "referenced before assignment",
     "no such file or directory",
+    "function not implemented",  # the C library's text for ENOSYS (`[Errno 38] Function not implemented: '...'`)
     "permission denied",
     "file exists",
     "is a directory",
