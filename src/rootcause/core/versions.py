@@ -65,7 +65,12 @@ def parse_env_spec(spec: str) -> Environment:
     return env
 
 
-# Versions stated in logs: collect_env, pip freeze, NCCL banners, transformers-cli env.
+_NAME = r"[A-Za-z0-9][A-Za-z0-9_.\-]*"  # a distribution's name as pip prints it
+
+# Versions stated in logs: collect_env, pip freeze, NCCL banners, transformers-cli env, and the installed torch and
+# Python that xFormers' (and fmha's) load failure names: "PyTorch {built} with CUDA {cuda} (you have
+# {torch.__version__})", "Python  {built} (you have {platform.python_version()})".
+_YOU_HAVE = r" +\S+(?: with CUDA \S+)? \(you have (?P<v>\d+\.\d+(?:\.\d+)?)[\w.+]*\)"
 _ENV_LINE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("torch", re.compile(r"\bPyTorch version:\s*(?P<v>\d+\.\d+(?:\.\d+)?)")),
     ("torch", re.compile(r"\btorch(?:==|\s+version[:=]?\s*|\s+)(?P<v>\d+\.\d+\.\d+)(?:\+\w+)?\b")),
@@ -75,21 +80,19 @@ _ENV_LINE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("cuda", re.compile(r"\bCUDA Version:\s*(?P<v>\d+\.\d+)")),
     ("transformers", re.compile(r"`?transformers`? version:\s*(?P<v>\d+\.\d+\.\d+)")),
     ("numpy", re.compile(r"\bnumpy(?:==|\s+version:?\s*)(?P<v>\d+\.\d+\.\d+)")),
+    ("torch", re.compile(r"^\s*PyTorch" + _YOU_HAVE)),
+    ("python", re.compile(r"^\s*Python" + _YOU_HAVE)),
 ]
-_FREEZE_RE = re.compile(r"^(?P<name>[A-Za-z0-9][A-Za-z0-9_.\-]*)==(?P<v>\d+(?:\.\d+)+)\s*$")
+_FREEZE_RE = re.compile(rf"^(?P<name>{_NAME})==(?P<v>\d+(?:\.\d+)+)\s*$")
 
 # pip's own lines (pip/_internal/operations/prepare.py: "Requirement %s: %s (%s)" with "already satisfied", the
 # requirement, "in" its folder, and the installed version; commands/install.py: "Successfully installed %s", each item
-# name-version) and the installed torch and Python that xFormers' (and fmha's) load failure names: "PyTorch {built}
-# with CUDA {cuda} (you have {torch.__version__})", "Python  {built} (you have {platform.python_version()})"
-_PIP_SATISFIED_RE = re.compile(r"^Requirement already satisfied: (?P<name>[A-Za-z0-9][A-Za-z0-9_.\-]*)")
-_PIP_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]*")
+# name-version)
+_PIP_SATISFIED_RE = re.compile(rf"^Requirement already satisfied: (?P<name>{_NAME})")
+_PIP_NAME_RE = re.compile(_NAME)
 _PIP_VERSION_RE = re.compile(r"\d[\w.+!]*")  # one class after a digit: no backtracking on a hostile item
 _PIP_INSTALLED_PREFIX = "Successfully installed "
 _PIP_INSTALLED_ITEMS = 400  # a resolver's whole environment fits; a hostile line costs no more
-_YOU_HAVE_RE = re.compile(
-    r"^(?P<name>PyTorch|Python) +\S+(?: with CUDA \S+)? \(you have (?P<v>\d+\.\d+(?:\.\d+)?)[\w.+]*\)"
-)
 
 # What the noise skipper looks for to send a line here (a loose superset of the above).
 ENV_HINT_REGEX = (
@@ -140,9 +143,6 @@ def versions_in_line(line: str) -> Environment:
     if m:
         found[canonicalize_name(m["name"])] = m["v"]
     found.update(_pip_versions(stripped))
-    you_have = _YOU_HAVE_RE.match(stripped)
-    if you_have:
-        found.setdefault("torch" if you_have["name"] == "PyTorch" else "python", you_have["v"])
     for name, rx in _ENV_LINE_PATTERNS:
         m2 = rx.search(line)
         if m2 and name not in found:
