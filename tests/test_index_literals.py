@@ -11,6 +11,7 @@ from rootcause.core.diagnosis import diagnose_text
 from rootcause.core.matching.heads import required_literal
 from rootcause.core.matching.index import CompiledIndex, hyperscan
 from rootcause.core.matching.large_prefilter import COVER_MAX, last_line_literal, literal_cover, unbounded_repeats
+from rootcause.core.matching.prefilter_db import literal_hold
 from rootcause.core.matching.scan import iter_text_chunks
 
 needs_hyperscan = pytest.mark.skipif(hyperscan is None, reason="the prefilter is hyperscan's")
@@ -105,7 +106,9 @@ def test_a_multi_line_pattern_held_by_its_last_line_is_found_across_framing_and_
         window=5,
     )
     index = CompiledIndex([entry], literal_above=0)
-    assert index._literal_sources == {0: (["".join(f"\\x{b:02x}" for b in b"DemoFault: rank ")], 0)}
+    assert sorted(index._by_literal) == [0]
+    held = literal_hold(entry.patterns[0].regex, 5, 8)
+    assert held == (["".join(f"\\x{b:02x}" for b in b"DemoFault: rank ")], 0)
     noise = "".join(f"step {i} loss 0.5\n" for i in range(5000))
     log = f"{noise}[rank1]: DemoWorker failed on host beta\n[rank1]: detail\n[rank1]: DemoFault: rank 7 lost its peer\n{noise}"
     from rootcause.core.diagnosis import SourceInput, diagnose_sources
@@ -149,7 +152,9 @@ def test_a_pattern_held_by_several_literals_or_caseless_is_found_by_each() -> No
     )
     folded = make_entry("pytorch/demo-folded", r"(?i)failed to load demo c extensions", "Failed to load demo C extensions")
     index = CompiledIndex([alternation, folded], literal_above=0)
-    assert sorted(index._by_literal) == [0, 1] and index._literal_sources[1][1] == hyperscan.HS_FLAG_CASELESS
+    assert sorted(index._by_literal) == [0, 1]
+    held = literal_hold(folded.patterns[0].regex, 1, 8)
+    assert held is not None and held[1] == hyperscan.HS_FLAG_CASELESS
     scratch = index.hs_scratch.clone()
     assert index.candidates("DemoWorker a pid 12 died, exit code: -6", 1, scratch) == [0]
     assert index.candidates("oops: demo worker died (-6) again", 1, scratch) == [0]

@@ -86,6 +86,8 @@ DERIVING_MODULES = (
     "rootcause.core.matching.shapes",
     "rootcause.core.matching.skeletons",
     "rootcause.core.matching.re2_sets",
+    "rootcause.core.matching.large_prefilter",
+    "rootcause.core.matching.prefilter_db",
 )
 
 

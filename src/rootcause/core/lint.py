@@ -420,6 +420,16 @@ def lint_entries(
         except PatternError as exc:
             return [*out, LintFinding("<canon>", "RC101", str(exc))]
     out += check_collisions(entries, index)
+    out += [
+        LintFinding(
+            entries[p.entry_id][1],
+            "RC201",
+            f"pattern {p.regex!r} is missed by the prefilter on its own "
+            "examples after another line, and has no literal to be held by (core/matching/prefilter_db.py)",
+        )
+        for p in index.prefilter_blind
+        if p.entry_id in entries
+    ]
     out += [LintFinding(path, code, message) for path, code, message in check_first_sentence(entries, index)]
     out += check_duplicates(entries)
     out += [LintFinding(path, code, message) for path, code, message in check_linked_advice(entries)]

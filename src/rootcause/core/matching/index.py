@@ -18,15 +18,10 @@ from typing import Any
 import re2
 
 from rootcause.core.matching.cut_prefilter import CutPrefilter
-from rootcause.core.matching.heads import MIN_HEAD, TAIL_LITERAL_MIN, derive_heads, scan_tail
-from rootcause.core.matching.large_prefilter import (
-    hyperscan_literal,
-    last_line_literal,
-    literal_cover,
-    unbounded_repeats,
-)
+from rootcause.core.matching.heads import MIN_HEAD, TAIL_LITERAL_MIN, derive_heads
 from rootcause.core.matching.lexical import LexicalIndex
 from rootcause.core.matching.patterns import compile_re2, group_names, literal_length, prefilter_source
+from rootcause.core.matching.prefilter_db import Scanned, build_prefilter, literal_hold, probe_texts
 from rootcause.core.matching.re2_sets import SetCompileError, compiled_sets
 from rootcause.core.matching.shapes import message_shape
 from rootcause.core.model import Entry
@@ -131,7 +126,7 @@ class CompiledIndex:
         # after the canon's patterns: errorish, env, then triage's keywords (one id each)
         n = self.n_scanned
         self.special_ids = {"errorish": n, "env": n + 1, "triage": n + 2}
-        self._literal_sources = self._literals() if hyperscan is not None else {}
+        self.prefilter_blind: list[CompiledPattern] = []  # patterns the prefilter misses on their own examples
         self.hs_db = self._load_or_build_hyperscan(hs_blob)
         # the prototype scratch space: each scan takes a clone of its own (take_scratch), so scans may run in parallel
         self.hs_scratch = None if self.hs_db is None else hyperscan.Scratch(self.hs_db)
@@ -225,70 +220,36 @@ class CompiledIndex:
         return docs
 
     def _load_or_build_hyperscan(self, blob: bytes | None) -> Any:
+        """The prefilter's database (core/matching/prefilter_db.py): a cache's, or built and healed of hyperscan's
+        blind spots on the canon's own examples. A large canon's one-line patterns are held by literals, remembered
+        in ``_by_literal``; so are the patterns the build healed."""
         if hyperscan is None:
             return None
-        if blob is not None:
-            return hyperscan.loadb(blob, hyperscan.HS_MODE_BLOCK)
-        flags = hyperscan.HS_FLAG_MULTILINE | hyperscan.HS_FLAG_PREFILTER | hyperscan.HS_FLAG_ALLOWEMPTY
-        literals = self._literal_sources
         large = self.n_scanned > self._literal_above  # loosened: a large canon's build (core/matching/large_prefilter)
-        sources, all_flags = [], []
-        more: list[tuple[int, str, int]] = []  # a pattern's further literals, after the built-in ones, under its id
-        for i, p in enumerate(self.patterns[: self.n_scanned]):
-            held = literals.get(i)
-            if held is not None:
-                sources.append(held[0][0])
-                all_flags.append(held[1])
-                more += [(i, text, held[1]) for text in held[0][1:]]
-                continue
-            source = prefilter_source(scan_tail(p.regex))
-            sources.append(unbounded_repeats(source) if large else source)
-            all_flags.append(flags)
-        sources += [ERRORISH_REGEX, ENV_HINT_REGEX]
-        sources += [re.escape(k.decode()) for k in TRIAGE_KEYWORDS]
-        all_flags += [flags] * (len(sources) - len(all_flags))
-        ids = list(range(len(sources))) + [i for i, _text, _flags in more]
-        db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
-        try:
-            db.compile(
-                expressions=[s.encode() for s in sources] + [text.encode() for _i, text, _flags in more],
-                ids=ids,
-                elements=len(ids),
-                flags=all_flags + [f for _i, _text, f in more],
-            )
-        except hyperscan.error as exc:
-            bad = self._find_bad_prefilter(sources, flags)
-            raise PatternError(f"hyperscan cannot compile {bad}: {exc}") from None
-        return db
+        if blob is not None:
+            if large:
+                for i, p in enumerate(self.patterns[: self.n_scanned]):
+                    if literal_hold(p.regex, p.window, LITERAL_MIN) is not None:
+                        self._by_literal[i] = None
+            return hyperscan.loadb(blob, hyperscan.HS_MODE_BLOCK)
+        extra = [ERRORISH_REGEX, ENV_HINT_REGEX, *(re.escape(k.decode()) for k in TRIAGE_KEYWORDS)]
+        built = build_prefilter(self._scanned_for_prefilter(), extra, large=large, literal_min=LITERAL_MIN, probe=True)
+        self._by_literal = dict.fromkeys(built.by_literal)
+        self.prefilter_blind = [self.patterns[i] for i in built.blind]
+        return built.db
 
-    def _literals(self) -> dict[int, tuple[list[str], int]]:
-        """The scanned patterns the prefilter looks for by literals (a large canon only): each pattern's literals as
-        hyperscan expressions (each byte escaped) and their flags; they are remembered in ``_by_literal``. A
-        multi-line pattern's literal is one on the line where its match ends (core/matching/large_prefilter.py), as
-        the scan needs; a one-line pattern's, its required literal or its cover (``literal_cover``)."""
-        if self.n_scanned <= self._literal_above:
-            return {}
-        out: dict[int, tuple[list[str], int]] = {}
+    def _scanned_for_prefilter(self) -> list[Scanned]:
+        """Each scanned pattern with the texts of its own entry that it matches (the build's probes)."""
+        out = []
         for i, p in enumerate(self.patterns[: self.n_scanned]):
-            if p.window == 1:
-                texts, caseless = literal_cover(p.regex, LITERAL_MIN)
-            else:
-                literal = last_line_literal(p.regex)
-                texts, caseless = ((literal,) if len(literal) >= LITERAL_MIN else ()), False
-            if texts and not any("\n" in t for t in texts):
-                out[i] = ([hyperscan_literal(t) for t in texts], hyperscan.HS_FLAG_CASELESS if caseless else 0)
-                self._by_literal[i] = None
-        return out
-
-    def _find_bad_prefilter(self, sources: list[str], flags: int) -> str:
-        for i, src in enumerate(sources):
-            db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
+            entry = self.entries.get(p.entry_id)
+            texts = () if entry is None else (entry.signature, *(ex.text for ex in entry.examples))
             try:
-                db.compile(expressions=[src.encode()], ids=[0], elements=1, flags=[flags])
-            except hyperscan.error:
-                owner = self.patterns[i].entry_id if i < self.n_scanned else "built-in"
-                return f"{owner}: {src!r}"
-        return "a pattern"
+                probes = probe_texts(self._rx[i] or compile_re2(p.regex), p.window, texts)
+            except PatternError:
+                probes = ()
+            out.append(Scanned(p.regex, p.window, p.entry_id, probes))
+        return out
 
     def hyperscan_blob(self) -> bytes | None:
         return None if self.hs_db is None else hyperscan.dumpb(self.hs_db)
@@ -413,7 +374,8 @@ def database_layout() -> str:
     """What the compiled hyperscan database holds besides the canon's patterns, and in which order: a change
     (a triage keyword added, an id moved, the prefilter loosened) changes the index cache key, so a stale
     database is never loaded."""
-    parts = ["layout 8", "patterns", f"literals above {LITERAL_ABOVE}, at least {LITERAL_MIN}", "heads 3"]
+    parts = ["layout 9", "healed on the canon's examples", "patterns", "heads 3"]
+    parts.append(f"literals above {LITERAL_ABOVE}, at least {LITERAL_MIN}")
     parts.append("a large canon: multi-line patterns by their last line's literal, bounded repeats unbounded")
     parts.append(f"multi-line patterns by their tails, literal at least {TAIL_LITERAL_MIN}")
     parts += ["errorish", ERRORISH_REGEX, "env", ENV_HINT_REGEX, "triage"]
