@@ -223,6 +223,7 @@ def test_every_code_has_a_test() -> None:
     tested |= {"RC802", "RC803"}  # tests/test_reproducers.py
     tested |= {"RC108"}  # test_rc108_the_normalisers_own_patterns_are_linear
     tested |= {"RC110"}  # test_rc110_a_test_split_thread_is_never_a_source
+    tested |= {"RC112"}  # tests/test_prefilter_heal.py
     tested |= {"RC509", "RC510", "RC511"}  # tests/test_atlas_bounds.py
     tested |= {"RC602", "RC603"}  # tests/test_advice_freshness.py
     assert set(CHECKS) <= tested, set(CHECKS) - tested

@@ -98,12 +98,32 @@ def test_torchrun_closing_its_other_workers_is_a_notice_under_the_child_failure(
 
 def test_pattern_objects() -> None:
     assert pattern_objects("No such file or directory: 'cmake'") == {"cmake"}
-    assert pattern_objects(r"found for (?P<package>torch(?:vision|audio)?)\b") == {"torch"}
-    assert pattern_objects(r"from '(?P<package>(?:peft|trl))'") == {"peft", "trl"}
+    assert pattern_objects(r"found for (?P<package>torch(?:vision|audio)?)\b") == {"torch$", "torchvision$", "torchaudio$"}
+    assert pattern_objects(r"from '(?P<package>(?:peft|trl))'") == {"peft$", "trl$"}
+    assert pattern_objects(r"named '(?P<module>nemo\w*)'") == {"nemo"}  # any name it starts
     assert pattern_objects(r"CUDA error: (?P<message>[a-z][\w ]*)") == frozenset()
     assert misses_object("No such file or directory: 'b", frozenset({"cmake"}))
     assert not misses_object("No such file or directory: 'cmake'", frozenset({"cmake"}))
     assert not misses_object("anything", frozenset())
+
+
+@pytest.mark.parametrize(
+    ("line", "misses"),
+    [
+        ("No matching distribution found for torch==2.1.0", False),
+        ("Processing ./torch-2.1.0-cp310-cp310-linux_x86_64.whl", False),  # torch's own wheel
+        ("from torch.utils import data", False),
+        ("No matching distribution found for torchvision", False),
+        ("No matching distribution found for torchao==0.5.0", True),  # pytorch/ao#913: another package
+        ("No matching distribution found for torch-xla", True),
+        ("No matching distribution found for torch_xla", True),
+        ("No matching distribution found for executorch", True),
+        ("pip install pytorch", True),
+    ],
+)
+def test_a_whole_name_is_named_only_as_a_whole(line: str, misses: bool) -> None:
+    objects = pattern_objects(r"found for (?P<package>torch(?:vision|audio)?)(?:\s|$)")
+    assert misses_object(line, objects) is misses
 
 
 @pytest.mark.parametrize(

@@ -60,3 +60,15 @@ def test_the_shipped_canon_has_no_blind_pattern() -> None:
 
     index = CompiledIndex(load_entries())
     assert [(p.entry_id, p.regex) for p in index.prefilter_blind] == []
+
+
+def test_lint_names_a_pattern_the_prefilter_misses_and_no_literal_holds() -> None:
+    """RC112: the same blind spot, with the literal hidden behind an escape (``\\x20``), so nothing can heal it."""
+    from rootcause.core.lint import lint_entries
+
+    blind = make_entry(
+        "pytorch/zsh-crash-blind", ZSH_CRASH.replace(r"(?: \(core dumped\))?", r"(?:\x20\(core dumped\))?"), ZSH_LINE
+    )
+    codes = {f.code for f in lint_entries([(blind, "blind.yaml")], known_env=set())}
+    assert "RC112" in codes
+    assert "RC112" not in {f.code for f in lint_entries([(_entry(), "healed.yaml")], known_env=set())}

@@ -57,6 +57,11 @@ CHECKS: dict[str, tuple[str, str]] = {
         "a character class holds a non-ASCII character: the byte-level prefilter reads it as one byte, "
         "so list the characters as an alternation instead",
     ),
+    "RC112": (
+        "error",
+        "the prefilter (hyperscan) misses a pattern on its own examples after another line, and the pattern has no "
+        "literal to be held by instead: reword it (core/matching/prefilter_db.py)",
+    ),
     "RC201": ("error", "an example is matched first by another entry (collision)"),
     "RC301": ("error", "near-duplicate signature of another entry, with no typed relation"),
     "RC302": ("warning", "near-duplicate of an entry marked same-as: consider merging"),
@@ -423,9 +428,8 @@ def lint_entries(
     out += [
         LintFinding(
             entries[p.entry_id][1],
-            "RC201",
-            f"pattern {p.regex!r} is missed by the prefilter on its own "
-            "examples after another line, and has no literal to be held by (core/matching/prefilter_db.py)",
+            "RC112",
+            f"pattern {p.regex!r}: hyperscan misses it on its own examples after another line; no literal holds it",
         )
         for p in index.prefilter_blind
         if p.entry_id in entries

@@ -135,11 +135,16 @@ def other_names(line: str, entry_texts: tuple[str, ...]) -> bool:
 _QUOTED_LITERAL = re.compile(r"""'([A-Za-z_][A-Za-z0-9_.\-]{2,})'|`([A-Za-z_][A-Za-z0-9_.\-]{2,})`""")
 _CAPTURE = re.compile(r"\(\?P<\w+>(\(\?:)?")
 _LEAD_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
+_OPTIONAL_ENDINGS = re.compile(r"\(\?:([A-Za-z0-9_]+(?:\|[A-Za-z0-9_]+)*)\)\?")  # (?:vision|audio)?
+WHOLE = "$"  # an object that is a whole name: a line names it only where no name character goes on around it
+_NAME_CHAR = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")
 
 
 def _capture_objects(body: str) -> set[str] | None:
-    """The literal words a named capture's body starts with (``(?P<package>torch(?:vision|audio)?)`` -> torch;
-    ``(?P<p>(?:peft|trl))`` -> peft, trl), or None when one of its alternatives starts with no literal word."""
+    """The literal words a named capture's body starts with (``(?P<p>(?:peft|trl))`` -> peft, trl; ``(?P<m>nemo\\w*)``
+    -> nemo, any name it starts), or None when one of its alternatives starts with no literal word. An alternative
+    that is only its word and optional literal endings names those whole names, marked ``WHOLE``:
+    ``(?P<package>torch(?:vision|audio)?)`` -> torch, torchvision, torchaudio, none of which is ``torchao``."""
     if body.startswith("(?:") and body.endswith(")"):
         body = body[3:-1]
     words: set[str] = set()
@@ -147,7 +152,14 @@ def _capture_objects(body: str) -> set[str] | None:
         lead = _LEAD_WORD.match(alternative)
         if lead is None:
             return None
-        words.add(lead.group(0).lower())
+        word = lead.group(0).lower()
+        rest = alternative[lead.end() :]
+        endings = _OPTIONAL_ENDINGS.fullmatch(rest)
+        if rest and endings is None:
+            words.add(word)
+            continue
+        names = [word] + ([word + e.lower() for e in endings.group(1).split("|")] if rest and endings else [])
+        words.update(name + WHOLE for name in names)
     return words or None
 
 
@@ -215,4 +227,19 @@ def misses_object(line: str, objects: frozenset[str]) -> bool:
     if not objects:
         return False
     low = line.lower()
-    return not any(obj in low for obj in objects)
+    return not any(_names_whole(low, obj[:-1]) if obj.endswith(WHOLE) else obj in low for obj in objects)
+
+
+def _names_whole(low: str, name: str) -> bool:
+    """Whether ``name`` stands in the line as a whole name: no name character before it, and after it neither a name
+    character nor a hyphen that goes on with a letter (``torch-xla`` is another package; ``torch-2.1.0`` is torch's
+    wheel)."""
+    at = low.find(name)
+    while at >= 0:
+        end = at + len(name)
+        before = low[at - 1] if at else " "
+        after = low[end : end + 2]
+        if before not in _NAME_CHAR and not (after[:1] in _NAME_CHAR or (after[:1] == "-" and after[1:2].isalpha())):
+            return True
+        at = low.find(name, at + 1)
+    return False
