@@ -133,6 +133,16 @@ def _double_spaced(text: str, _line: str) -> str | None:
     return "\n\n".join(text.split("\n")) if "\n" in text else None
 
 
+def _after(before: str) -> Rewrite:
+    """The paste behind a line the user copied with it (the command's banner, an import): what stands before a
+    pattern's line must not change whether it is found (Hyperscan 5.4 missed zsh's crash report after a long line)."""
+
+    def rewrite(text: str, _line: str) -> str:
+        return before + "\n" + text
+
+    return rewrite
+
+
 def _last_line(text: str, _line: str) -> str | None:
     lines = [x for x in text.splitlines() if x.strip()]
     return lines[-1].strip() if len(lines) > 1 else None
@@ -205,6 +215,8 @@ REWRITES: dict[str, Rewrite] = {
     "fullwidth-colon": _fullwidth_colon,
     "double-spaced": _double_spaced,
     "last-line": _last_line,
+    "after-banner": _after("pip 24.0 from /usr/lib/python3/dist-packages/pip (python 3.10)"),
+    "after-import": _after(">>> import numpy"),
     "cut-whole-50": _cut_whole(0.5),
     "cut-whole-75": _cut_whole(0.75),
     "cut-whole-90": _cut_whole(0.9),
