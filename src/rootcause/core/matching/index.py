@@ -21,7 +21,7 @@ from rootcause.core.matching.cut_prefilter import CutPrefilter
 from rootcause.core.matching.heads import MIN_HEAD, TAIL_LITERAL_MIN, derive_heads
 from rootcause.core.matching.lexical import LexicalIndex
 from rootcause.core.matching.patterns import compile_re2, group_names, literal_length, prefilter_source
-from rootcause.core.matching.prefilter_db import Scanned, build_prefilter, literal_hold, probe_texts
+from rootcause.core.matching.prefilter_db import Scanned, build_prefilter, literal_hold
 from rootcause.core.matching.re2_sets import SetCompileError, compiled_sets
 from rootcause.core.matching.shapes import message_shape
 from rootcause.core.model import Entry
@@ -239,16 +239,12 @@ class CompiledIndex:
         return built.db
 
     def _scanned_for_prefilter(self) -> list[Scanned]:
-        """Each scanned pattern with the texts of its own entry that it matches (the build's probes)."""
+        """Each scanned pattern with the texts of its own entry: the build's probes come from them."""
         out = []
-        for i, p in enumerate(self.patterns[: self.n_scanned]):
+        for p in self.patterns[: self.n_scanned]:
             entry = self.entries.get(p.entry_id)
             texts = () if entry is None else (entry.signature, *(ex.text for ex in entry.examples))
-            try:
-                probes = probe_texts(self._rx[i] or compile_re2(p.regex), p.window, texts)
-            except PatternError:
-                probes = ()
-            out.append(Scanned(p.regex, p.window, p.entry_id, probes))
+            out.append(Scanned(p.regex, p.window, p.entry_id, texts))
         return out
 
     def hyperscan_blob(self) -> bytes | None:

@@ -26,7 +26,7 @@ from rootcause.core.matching.large_prefilter import (
     literal_cover,
     unbounded_repeats,
 )
-from rootcause.core.matching.patterns import prefilter_source
+from rootcause.core.matching.patterns import compile_re2, prefilter_source
 from rootcause.errors import PatternError
 
 try:  # hyperscan ships x86-64 wheels only
@@ -44,13 +44,20 @@ PROBES_PER_PATTERN = 4  # a large canon's build scans at most this many texts of
 
 @dataclass(frozen=True)
 class Scanned:
-    """What the prefilter needs of one scanned pattern: its regex and window, and the texts of its own entry's
-    signature and examples that its RE2 matches (one-line pattern: the lines; multi-line: the whole texts)."""
+    """What the prefilter needs of one scanned pattern: its regex and window, and the texts of its own entry (its
+    signature and examples), whose lines (one-line pattern) or whole texts (multi-line) that the pattern matches are
+    the probes; they are read only for a pattern the database holds by its regex."""
 
     regex: str
     window: int
     owner: str
-    probes: tuple[str, ...] = ()
+    texts: tuple[str, ...] = ()
+
+    def probes(self) -> tuple[str, ...]:
+        try:
+            return probe_texts(compile_re2(self.regex), self.window, self.texts)
+        except PatternError:
+            return ()
 
 
 @dataclass
@@ -150,7 +157,7 @@ def _missed(db: Any, scanned: list[Scanned], skip: dict[int, tuple[list[str], in
     for i, p in enumerate(scanned):
         if i in skip:
             continue
-        for text in p.probes[:PROBES_PER_PATTERN]:
+        for text in p.probes()[:PROBES_PER_PATTERN]:
             data = text.encode("utf-8", "replace") + b"\n"
             for prefix in PROBE_PREFIXES:
                 found.clear()
