@@ -158,7 +158,7 @@ def _capture_objects(body: str) -> set[str] | None:
         if rest and endings is None:
             words.add(word)
             continue
-        names = [word] + ([word + e.lower() for e in endings.group(1).split("|")] if rest and endings else [])
+        names = [word] + ([word + e.lower() for e in endings.group(1).split("|")] if endings else [])
         words.update(name + WHOLE for name in names)
     return words or None
 

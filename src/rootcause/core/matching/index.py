@@ -233,7 +233,7 @@ class CompiledIndex:
                         self._by_literal[i] = None
             return hyperscan.loadb(blob, hyperscan.HS_MODE_BLOCK)
         extra = [ERRORISH_REGEX, ENV_HINT_REGEX, *(re.escape(k.decode()) for k in TRIAGE_KEYWORDS)]
-        built = build_prefilter(self._scanned_for_prefilter(), extra, large=large, literal_min=LITERAL_MIN, probe=True)
+        built = build_prefilter(self._scanned_for_prefilter(), extra, large=large, literal_min=LITERAL_MIN)
         self._by_literal = dict.fromkeys(built.by_literal)
         self.prefilter_blind = [self.patterns[i] for i in built.blind]
         return built.db

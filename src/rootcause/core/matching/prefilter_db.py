@@ -39,7 +39,7 @@ except ImportError:  # pragma: no cover - exercised on other architectures
 PROBE_PREFIXES = (b"", b"x" * 40 + b"\n", b"import numpy\n", b"Traceback (most recent call last):\n")
 PROBE_LINE_MAX = 2000  # an example line longer than this is not probed (a pasted log's one enormous line)
 HEAL_LITERAL_MIN = 3  # a healed pattern's literals may be short: it is one of a few
-PROBES_PER_PATTERN = 4  # a large canon's build scans at most this many texts of a pattern, four times each
+PROBES_PER_PATTERN = 4  # texts of a pattern scanned at most, once behind each prefix
 
 
 @dataclass(frozen=True)
@@ -80,11 +80,9 @@ def literal_hold(regex: str, window: int, minimum: int) -> tuple[list[str], int]
     return [hyperscan_literal(t) for t in texts], hyperscan.HS_FLAG_CASELESS if caseless else 0
 
 
-def build_prefilter(
-    scanned: list[Scanned], extra: list[str], *, large: bool, literal_min: int, probe: bool
-) -> Prefilter:
-    """The database of ``scanned`` (ids 0..n-1) and the ``extra`` regexes after them (ids n, n+1, ...); a large
-    canon's one-line patterns by their literals. With ``probe``, healed of its blind spots (module docstring)."""
+def build_prefilter(scanned: list[Scanned], extra: list[str], *, large: bool, literal_min: int) -> Prefilter:
+    """The database of ``scanned`` (ids 0..n-1) and the ``extra`` regexes after them (ids n, n+1, ...), healed of its
+    blind spots (module docstring); a large canon's patterns held by literals where they have them."""
     held: dict[int, tuple[list[str], int]] = {}
     if large:
         for i, p in enumerate(scanned):
@@ -92,8 +90,6 @@ def build_prefilter(
             if found is not None:
                 held[i] = found
     db = _compile(scanned, extra, held, large)
-    if not probe:
-        return Prefilter(db, set(held))
     literal_only = dict(held)  # a large canon's literal holds: a plain literal search, nothing to probe
     blind = _missed(db, scanned, literal_only)
     healed = {i: h for i in blind if (h := literal_hold(scanned[i].regex, scanned[i].window, HEAL_LITERAL_MIN))}
@@ -153,22 +149,21 @@ def _missed(db: Any, scanned: list[Scanned], skip: dict[int, tuple[list[str], in
     def on_match(pattern_id: int, _from: int, _to: int, _flags: int, _ctx: object) -> None:
         found.add(pattern_id)
 
-    missed = []
-    for i, p in enumerate(scanned):
-        if i in skip:
-            continue
-        for text in p.probes()[:PROBES_PER_PATTERN]:
-            data = text.encode("utf-8", "replace") + b"\n"
-            for prefix in PROBE_PREFIXES:
-                found.clear()
-                db.scan(prefix + data, match_event_handler=on_match, scratch=scratch)
-                if i not in found:
-                    missed.append(i)
-                    break
-            else:
-                continue
-            break
-    return missed
+    def finds(pattern_id: int, data: bytes) -> bool:
+        found.clear()
+        db.scan(data, match_event_handler=on_match, scratch=scratch)
+        return pattern_id in found
+
+    return [
+        i
+        for i, p in enumerate(scanned)
+        if i not in skip
+        and not all(
+            finds(i, prefix + text.encode("utf-8", "replace") + b"\n")
+            for text in p.probes()[:PROBES_PER_PATTERN]
+            for prefix in PROBE_PREFIXES
+        )
+    ]
 
 
 def probe_texts(regex: Any, window: int, texts: Iterable[str]) -> tuple[str, ...]:
