@@ -47,7 +47,7 @@ def test_a_pattern_still_missed_is_reported_blind() -> None:
     # hyperscan's blind spot with the literals behind an escape (\x20): nothing to hold it by
     blind = ZSH_CRASH.replace(r"(?: \(core dumped\))?", r"(?:\x20\(core dumped\))?")
     scanned = [Scanned(blind, 1, "x/blind", (ZSH_LINE,)), Scanned("ghi", 1, "x/fine", ("ghi",))]
-    built = build_prefilter(scanned, [], large=False, literal_min=8)
+    built = build_prefilter(scanned, [], large_holds={}, large=False)
     assert built.blind == [0]
     assert not built.by_literal  # the one found as written is left as it was
 

@@ -21,7 +21,7 @@ from rootcause.core.matching.cut_prefilter import CutPrefilter
 from rootcause.core.matching.heads import MIN_HEAD, TAIL_LITERAL_MIN, derive_heads
 from rootcause.core.matching.lexical import LexicalIndex
 from rootcause.core.matching.patterns import compile_re2, group_names, literal_length, prefilter_source
-from rootcause.core.matching.prefilter_db import Scanned, build_prefilter, literal_hold
+from rootcause.core.matching.prefilter_db import Scanned, build_prefilter, literal_holds
 from rootcause.core.matching.re2_sets import SetCompileError, compiled_sets
 from rootcause.core.matching.shapes import message_shape
 from rootcause.core.model import Entry
@@ -221,20 +221,18 @@ class CompiledIndex:
 
     def _load_or_build_hyperscan(self, blob: bytes | None) -> Any:
         """The prefilter's database (core/matching/prefilter_db.py): a cache's, or built and healed of hyperscan's
-        blind spots on the canon's own examples. A large canon's one-line patterns are held by literals, remembered
-        in ``_by_literal``; so are the patterns the build healed."""
+        blind spots on the canon's own examples. A large canon's patterns with literals are held by them, remembered
+        in ``_by_literal`` whichever way the database came."""
         if hyperscan is None:
             return None
         large = self.n_scanned > self._literal_above  # loosened: a large canon's build (core/matching/large_prefilter)
+        scanned = self.patterns[: self.n_scanned]
+        holds = literal_holds(((p.regex, p.window) for p in scanned), LITERAL_MIN) if large else {}
+        self._by_literal = dict.fromkeys(holds)
         if blob is not None:
-            if large:
-                for i, p in enumerate(self.patterns[: self.n_scanned]):
-                    if literal_hold(p.regex, p.window, LITERAL_MIN) is not None:
-                        self._by_literal[i] = None
             return hyperscan.loadb(blob, hyperscan.HS_MODE_BLOCK)
         extra = [ERRORISH_REGEX, ENV_HINT_REGEX, *(re.escape(k.decode()) for k in TRIAGE_KEYWORDS)]
-        built = build_prefilter(self._scanned_for_prefilter(), extra, large=large, literal_min=LITERAL_MIN)
-        self._by_literal = dict.fromkeys(built.by_literal)
+        built = build_prefilter(self._scanned_for_prefilter(), extra, large_holds=holds, large=large)
         self.prefilter_blind = [self.patterns[i] for i in built.blind]
         return built.db
 

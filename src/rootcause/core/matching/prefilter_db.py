@@ -80,23 +80,24 @@ def literal_hold(regex: str, window: int, minimum: int) -> tuple[list[str], int]
     return [hyperscan_literal(t) for t in texts], hyperscan.HS_FLAG_CASELESS if caseless else 0
 
 
-def build_prefilter(scanned: list[Scanned], extra: list[str], *, large: bool, literal_min: int) -> Prefilter:
+def literal_holds(patterns: Iterable[tuple[str, int]], minimum: int) -> dict[int, tuple[list[str], int]]:
+    """A large canon's holds: each (regex, window) that has literals, by its position (``literal_hold``)."""
+    return {i: h for i, (regex, window) in enumerate(patterns) if (h := literal_hold(regex, window, minimum))}
+
+
+def build_prefilter(
+    scanned: list[Scanned], extra: list[str], *, large_holds: dict[int, tuple[list[str], int]], large: bool
+) -> Prefilter:
     """The database of ``scanned`` (ids 0..n-1) and the ``extra`` regexes after them (ids n, n+1, ...), healed of its
-    blind spots (module docstring); a large canon's patterns held by literals where they have them."""
-    held: dict[int, tuple[list[str], int]] = {}
-    if large:
-        for i, p in enumerate(scanned):
-            found = literal_hold(p.regex, p.window, literal_min)
-            if found is not None:
-                held[i] = found
+    blind spots (module docstring); a large canon's patterns held by ``large_holds`` (``literal_holds``)."""
+    held = dict(large_holds)
     db = _compile(scanned, extra, held, large)
-    literal_only = dict(held)  # a large canon's literal holds: a plain literal search, nothing to probe
-    blind = _missed(db, scanned, literal_only)
+    blind = _missed(db, scanned, large_holds)  # a literal hold is a plain literal search: nothing to probe
     healed = {i: h for i in blind if (h := literal_hold(scanned[i].regex, scanned[i].window, HEAL_LITERAL_MIN))}
     if healed:
         held.update(healed)
         db = _compile(scanned, extra, held, large)
-        blind = _missed(db, scanned, literal_only)
+        blind = _missed(db, scanned, large_holds)
     return Prefilter(db, set(held), blind)
 
 
