@@ -199,6 +199,40 @@ def test_a_wrapper_beside_a_compile_error_no_entry_explains_is_no_known_error() 
     assert explained.matched and explained.findings[0].id == "t/cause"
 
 
+RAY_TASK = make_entry("t/ray-task", r"RayTaskError(?:\((?P<exc>\w+)\))?", "x", role="wrapper")
+
+
+@pytest.mark.parametrize(
+    ("wrapper", "lines", "cause"),
+    [
+        # the task's own exception printed without a traceback (Ray_Tutorial#7 shape)
+        (RAY_TASK, "ray.exceptions.RayTaskError(ZeroDivisionError): ray::compute() (pid=42)\nZeroDivisionError: division by zero\n", "division by zero"),
+        # pip's reason for stopping above its build summary (pyg#1505 shape)
+        (WHEEL, "ERROR: Could not find a version that satisfies the requirement torch-scatter==2.0.9 (from versions: none)\nERROR: Failed building wheel for torch-scatter\n", "Could not find a version"),
+        (WHEEL, "  Running setup.py install\n    ModuleNotFoundError: No module named 'pkgconfig'\n  ERROR: Failed building wheel for x\n", "pkgconfig"),
+    ],
+)
+def test_a_wrapper_beside_an_error_line_no_entry_explains_is_no_known_error(wrapper, lines: str, cause: str) -> None:
+    d = diagnose_text(lines, index_of(wrapper))
+    assert [f.id for f in d.findings] == [wrapper.id], "the wrapper is still shown"
+    assert not d.matched and cause in (d.abstain_reason or "")
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        # old pips prefix a build's own output with ERROR:, which says nothing of the cause (horovod#1507)
+        "    ERROR: Complete output from command /usr/bin/python3 -u -c 'import setuptools' install:\n    ERROR: running install\n  ERROR: Failed building wheel for horovod\n",
+        # a compiler driver's failure is the wrapper's own (the compiler's lines would be the cause)
+        "distutils.errors.CompileError: command '/usr/bin/gcc' failed with exit code 1\n  ERROR: Failed building wheel for x\n",
+        "subprocess.CalledProcessError: Command '['ninja', '-v']' returned non-zero exit status 1.\n  ERROR: Failed building wheel for x\n",
+    ],
+)
+def test_a_wrapper_beside_only_its_own_noise_still_answers(lines: str) -> None:
+    d = diagnose_text(lines, index_of(WHEEL))
+    assert d.matched and [f.id for f in d.findings] == ["t/wheel"]
+
+
 def test_pattern_before_lexical() -> None:
     lexical_only = make_entry(
         "t/lexical",

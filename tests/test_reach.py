@@ -390,3 +390,27 @@ def test_a_family_is_no_rival_of_its_members_on_a_cut_line(index) -> None:
     assert _ids("ImportError: cannot import name 'MODEL_TYPE_TO_PEFT_MODEL_MAPPING' from 'peft.m", index)[:1] == [family]
     assert _ids("ImportError: cannot import name 'LoraConfig' from 'peft' (unkno", index)[:1] == [member]
     assert _ids("RuntimeError: cuDNN error: CUDNN_STATUS_", index) == [], "two members still agree: neither"
+
+
+def test_a_traceback_pasted_one_code_span_per_line_is_read_as_a_traceback(index) -> None:
+    """Each line in its own backticks (pytorch#2104's shape): the frame's source line keeps its indentation under
+    its frame line, so ``from torch._C import *`` is code, not the Windows DLL message cut short."""
+    lines = [
+        "Traceback (most recent call last):",
+        '  File "test.py", line 1, in <module>',
+        "    import torch",
+        '  File "C:\\Python36\\lib\\site-packages\\torch\\__init__.py", line 78, in <module>',
+        "    from torch._C import *",
+        "ImportError: numpy.core.multiarray failed to import",
+    ]
+    d = diagnose_text("\n".join(f"`{line}`" for line in lines) + "\n", index)
+    claims = [f.id for f in d.findings if f.matched_by in ("pattern", "lexical")]
+    assert claims == ["packaging/numpy-multiarray-import-failed"]
+
+
+def test_a_frames_source_line_is_not_a_message_cut_short(index) -> None:
+    """A traceback cut after a frame's source line stops before its error: that code is no message of its own."""
+    paste = '  File "C:\\Python36\\lib\\site-packages\\torch\\__init__.py", line 78, in <module>\n    from torch._C import *'
+    assert not diagnose_text(paste, index).matched
+    title = "from torch._C import * (ImportError: DLL load failed)"
+    assert [f.id for f in diagnose_text(title, index).findings][:1] == ["packaging/windows-torch-c-dll-load-failed"]

@@ -47,7 +47,7 @@ from rootcause.core.ordering import (
     notices_beside_a_crash,
     unclassified_of,
     without_ambiguous_truncations,
-    wrapper_beside_a_compile_error,
+    wrapper_beside_an_unexplained_error,
     wraps_an_unknown_error,
 )
 from rootcause.core.triage.model import TriageReport
@@ -378,7 +378,7 @@ def diagnose_sources(
     wrapped = (
         wraps_an_unknown_error(findings, catch_alls, explained)
         or notices_beside_a_crash(findings, unexplained_pairs)
-        or wrapper_beside_a_compile_error(findings, unexplained)
+        or wrapper_beside_an_unexplained_error(findings, unexplained)
     )
     if wrapped is not None:
         reason = (

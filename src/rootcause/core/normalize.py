@@ -68,7 +68,9 @@ _FRAMING = [
     ("bullet", re.compile(r"^\s{0,3}(?:[-+]|\*(?!\*)|\d{1,2}\.)\s+(?=\S)")),
     ("prompt", re.compile(r"^(?:\([\w.-]+\)\s+)?(?:[\w.-]+@[\w.-]+:[^\s$#]*\s?)?[$#]\s+(?=\S)")),
     ("repl", re.compile(r"^(?:>>>|\.\.\.|In \[\d+\]:)\s")),
-    ("backtick", re.compile(r"^`(?=[^`\s])")),
+    # an inline code span: "`message", or a whole line "`    from torch._C import *`" (a traceback pasted one
+    # code span per line keeps its indentation: frame lines and their source lines stay apart)
+    ("backtick", re.compile(r"^`(?=[^`\s]|[ \t]+\S[^\n]*`[ \t]*$)")),
 ]
 
 

@@ -119,13 +119,52 @@ _COMPILER_ERROR = re.compile(
 )
 
 
-def wrapper_beside_a_compile_error(findings: Sequence[object], unexplained_lines: Iterable[str]) -> str | None:
-    """When every finding is a wrapper (pip's failed wheel build, a failed ninja or setup.py build) and the input
-    shows a compiler's error line that no finding explains (``functor.h:203:37: error: static assertion failed``),
-    the build died of that error, which no entry knows: the wrapper is no answer. Gives the line, or None."""
+# An exception line with its message (``OSError: [Errno 28] No space left on device``), with or without a traceback
+# above it; a subprocess's exit status is another wrapper, not a cause
+_EXCEPTION_LINE = re.compile(r"^\W*(?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception)\b: +\S")
+_WRAPPING_EXCEPTIONS = (
+    "CalledProcessError",
+    "ChildFailedError",
+    "RayTaskError",
+    "SubprocessError",
+    "CompileError",  # setuptools' and distutils' compiler and linker failures wrap the compiler's own lines
+    "LinkError",
+    "DistutilsExecError",
+)
+# pip's own ``ERROR:`` lines that name why it stopped (old pips also prefix a build's output and their summaries
+# with ``ERROR:``, so only these count)
+_PIP_CAUSES = (
+    "ERROR: Could not find a version that satisfies",
+    "ERROR: Could not install packages due to",
+    "ERROR: Cannot install ",
+    "ERROR: ResolutionImpossible",
+    "ERROR: Could not open requirements file",
+    "ERROR: Invalid requirement",
+    "ERROR: Package '",
+    "ERROR: Exception:",
+)
+
+
+def _cause_beside_a_wrapper(line: str) -> bool:
+    """Whether a line no finding explains reports the error a wrapped step died of: a compiler's error, an
+    exception with its message, or pip's own reason for stopping."""
+    if _COMPILER_ERROR.search(line[:2000]):
+        return True
+    head = line.lstrip()[:200]
+    if _EXCEPTION_LINE.match(head):
+        return not any(name in head.split(":", 1)[0] for name in _WRAPPING_EXCEPTIONS)
+    return head.startswith(_PIP_CAUSES) or (head.startswith("ERROR: ") and "is not a supported wheel" in head)
+
+
+def wrapper_beside_an_unexplained_error(findings: Sequence[object], unexplained_lines: Iterable[str]) -> str | None:
+    """When every finding is a wrapper (pip's failed wheel build, a failed ninja or setup.py build, Ray's task error)
+    and the input shows an error line that no finding explains (``functor.h:203:37: error: static assertion
+    failed``, ``OSError: [Errno 28] No space left on device`` without a traceback, pip's ``ERROR: Could not find a
+    version ...``), the wrapped step died of that error, which no entry knows: the wrapper is no answer. Gives the
+    line, or None."""
     if not _all_in_roles(findings, ("wrapper",)):
         return None
-    return next((line.strip()[:200] for line in unexplained_lines if _COMPILER_ERROR.search(line)), None)
+    return next((line.strip()[:200] for line in unexplained_lines if _cause_beside_a_wrapper(line)), None)
 
 
 # A line that reports a failure of its own: an exception (``ValueError: ...``) or a log record at error level

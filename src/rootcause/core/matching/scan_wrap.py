@@ -6,6 +6,7 @@ A mixin of ``scan.SourceScanner``, whose state it reads; it runs once per input,
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 from rootcause.core.matching.index import CompiledIndex
@@ -15,6 +16,22 @@ from rootcause.core.normalize import CleanLine, json_escaped, strip_framing
 WRAP_WIDTHS = frozenset({80, 100, 120, 132, 150, 160, 200, 240})  # terminals cut mid-word at these
 HAND_WRAP = (60, 120)  # users and mail clients break between words at about these widths
 MAX_WRAPPED = 6  # the most lines of one wrapped message that are rejoined
+# a Python traceback's frame line; the line after it, indented deeper, is the frame's source code, never a message
+_FRAME_LINE = re.compile(r'^(\s*)File "[^"\n]*", line \d+')
+
+
+def _frame_source_line(lines: list[str], n: int) -> bool:
+    """Whether line ``n`` (1-based) is a traceback frame's source line (``    from torch._C import *`` under
+    ``  File ".../torch/__init__.py", line 78, in <module>``): code, not a message cut short, whatever words it
+    shares with one."""
+    if n < 2:
+        return False
+    frame = _FRAME_LINE.match(strip_framing(lines[n - 2][:MAX_LINE]).text)
+    if frame is None:
+        return False
+    code = strip_framing(lines[n - 1][:MAX_LINE]).text
+    indent = len(code) - len(code.lstrip())
+    return bool(code.strip()) and indent > len(frame.group(1))
 
 
 class WrapRepair:
@@ -45,7 +62,7 @@ class WrapRepair:
             if not self._family(h.pattern)
             for n in range(max(h.first_line, h.line - MAX_WRAPPED), h.line + 1)
         }
-        todo = [n for n in range(1, len(lines) + 1) if n not in matched_lines]
+        todo = [n for n in range(1, len(lines) + 1) if n not in matched_lines and not _frame_source_line(lines, n)]
         for n in sorted(self._may_be_cut(lines, todo)):
             if len(self.result.hits) >= self._max_hits:
                 break
