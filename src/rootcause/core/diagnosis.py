@@ -37,7 +37,13 @@ from rootcause.core.findings import (
 )
 from rootcause.core.import_names import NamesSource, drop_unfounded_imports
 from rootcause.core.matching.backends import foreign_to, misses_object, other_names
-from rootcause.core.matching.claims import cut_owners, cut_quoted_name, names_none_when_cut, signature_objects
+from rootcause.core.matching.claims import (
+    cut_owners,
+    cut_quoted_name,
+    names_none_when_cut,
+    own_template_other_values,
+    signature_objects,
+)
 from rootcause.core.matching.index import CompiledIndex
 from rootcause.core.matching.lexical import is_boilerplate
 from rootcause.core.matching.scan import Hit, ScanResult, SourceScanner, iter_text_chunks
@@ -226,6 +232,7 @@ def _claimable(index: CompiledIndex, clean: str, entry: Entry, foreign: Callable
         and not foreign(entry.signature)
         and not other_names(clean, (entry.signature, *(ex.text for ex in entry.examples)))
         and not misses_object(clean, signature_objects(entry))
+        and not own_template_other_values(clean, entry.id, index)
         and index.lexical.shares_distinctive(clean, entry.id, LEXICAL_MAX_SHARE)
     )
 

@@ -5,6 +5,7 @@ message cut inside its member (``CUDA error: an ille``), whether a hit reads a q
 from __future__ import annotations
 
 import re
+import weakref
 from typing import TYPE_CHECKING
 
 from rootcause.core.matching.backends import pattern_objects
@@ -134,3 +135,25 @@ def signature_objects(entry: Entry) -> frozenset[str]:
             _SIGNATURE_OBJECTS.clear()
         found = _SIGNATURE_OBJECTS[key] = frozenset(objects)
     return found
+
+
+_OWN_SHAPES: weakref.WeakKeyDictionary[CompiledIndex, dict[str, frozenset[str]]] = weakref.WeakKeyDictionary()
+
+
+def own_template_other_values(clean: str, entry_id: str, index: CompiledIndex) -> bool:
+    """Whether a line no pattern of the entry matched is one of the entry's own messages with other quoted or
+    bracketed values (``'NoneType' object has no attribute 'DataParallel'`` beside the DataParallel entry's
+    ``'DataParallel' object has no attribute 'encode'``): the template is the entry's, and its patterns turned those
+    values down, so the line is another object's message, which the lexical stage must not claim."""
+    shapes = _OWN_SHAPES.get(index)
+    if shapes is None:
+        by_entry: dict[str, set[str]] = {}
+        for owner, text, blanked in index.message_lines():
+            if blanked != text:  # a message with values to turn down
+                by_entry.setdefault(owner, set()).add(blanked)
+        shapes = _OWN_SHAPES[index] = {owner: frozenset(found) for owner, found in by_entry.items()}
+    own = shapes.get(entry_id)
+    if not own:
+        return False
+    text, blanked = message_shape(clean)
+    return blanked != text and blanked in own
