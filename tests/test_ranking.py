@@ -210,6 +210,13 @@ RAY_TASK = make_entry("t/ray-task", r"RayTaskError(?:\((?P<exc>\w+)\))?", "x", r
         # pip's reason for stopping above its build summary (pyg#1505 shape)
         (WHEEL, "ERROR: Could not find a version that satisfies the requirement torch-scatter==2.0.9 (from versions: none)\nERROR: Failed building wheel for torch-scatter\n", "Could not find a version"),
         (WHEEL, "  Running setup.py install\n    ModuleNotFoundError: No module named 'pkgconfig'\n  ERROR: Failed building wheel for x\n", "pkgconfig"),
+        # argparse's exit line in a worker's output (pytorch/serve#1234)
+        (
+            make_entry("t/worker-died", r"Backend worker process died", "x", role="wrapper"),
+            "MODEL_LOG - model_service_worker.py: error: unrecognized arguments: --sock-type unix\n"
+            "MODEL_LOG - Backend worker process died.\n",
+            "unrecognized arguments",
+        ),
     ],
 )
 def test_a_wrapper_beside_an_error_line_no_entry_explains_is_no_known_error(wrapper, lines: str, cause: str) -> None:

@@ -145,6 +145,11 @@ _PIP_CAUSES = (
 )
 
 
+# a program's own error line, argparse's ``%(prog)s: error: %(message)s`` or a compiler driver's
+# (``model_service_worker.py: error: unrecognized arguments: ...``, ``gcc: error: unrecognized option``)
+_PROGRAM_ERROR = re.compile(r"(?:^|\s)[\w.\-]+: error: \S")
+
+
 def _cause_beside_a_wrapper(line: str) -> bool:
     """Whether a line no finding explains reports the error a wrapped step died of: a compiler's error, an
     exception with its message, or pip's own reason for stopping."""
@@ -153,6 +158,8 @@ def _cause_beside_a_wrapper(line: str) -> bool:
     head = line.lstrip()[:200]
     if _EXCEPTION_LINE.match(head):
         return not any(name in head.split(":", 1)[0] for name in _WRAPPING_EXCEPTIONS)
+    if _PROGRAM_ERROR.search(head):
+        return True
     return head.startswith(_PIP_CAUSES) or (head.startswith("ERROR: ") and "is not a supported wheel" in head)
 
 
