@@ -119,8 +119,8 @@ _COMPILER_ERROR = re.compile(
 )
 
 
-# An exception line with its message (``OSError: [Errno 28] No space left on device``), with or without a traceback
-# above it; a subprocess's exit status is another wrapper, not a cause
+# An exception line with its message (``ZeroDivisionError: division by zero``), with or without a traceback above it;
+# a subprocess's exit status is another wrapper, not a cause
 _EXCEPTION_LINE = re.compile(r"^\W*(?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception)\b: +\S")
 _WRAPPING_EXCEPTIONS = (
     "CalledProcessError",
@@ -152,7 +152,7 @@ _PROGRAM_ERROR = re.compile(r"(?:^|\s)[\w.\-]+: error: \S")
 
 def _cause_beside_a_wrapper(line: str) -> bool:
     """Whether a line no finding explains reports the error a wrapped step died of: a compiler's error, an
-    exception with its message, or pip's own reason for stopping."""
+    exception with its message, a program's own ``PROG: error:`` line, or pip's own reason for stopping."""
     if _COMPILER_ERROR.search(line[:2000]):
         return True
     head = line.lstrip()[:200]
@@ -166,9 +166,10 @@ def _cause_beside_a_wrapper(line: str) -> bool:
 def wrapper_beside_an_unexplained_error(findings: Sequence[object], unexplained_lines: Iterable[str]) -> str | None:
     """When every finding is a wrapper (pip's failed wheel build, a failed ninja or setup.py build, Ray's task error)
     and the input shows an error line that no finding explains (``functor.h:203:37: error: static assertion
-    failed``, ``OSError: [Errno 28] No space left on device`` without a traceback, pip's ``ERROR: Could not find a
-    version ...``), the wrapped step died of that error, which no entry knows: the wrapper is no answer. Gives the
-    line, or None."""
+    failed``, ``ZeroDivisionError: division by zero`` without a traceback, pip's ``ERROR: Could not find a version
+    ...``, argparse's ``worker.py: error: ...``), the wrapped step died of that error, which no entry knows: the
+    wrapper is no answer. Gives the line, or None. (Only the lines the scan found error-looking are read: an
+    ``OSError``/``IOError`` line is not one of them.)"""
     if not _all_in_roles(findings, ("wrapper",)):
         return None
     return next((line.strip()[:200] for line in unexplained_lines if _cause_beside_a_wrapper(line)), None)

@@ -62,10 +62,12 @@ class WrapRepair:
             if not self._family(h.pattern)
             for n in range(max(h.first_line, h.line - MAX_WRAPPED), h.line + 1)
         }
-        todo = [n for n in range(1, len(lines) + 1) if n not in matched_lines and not _frame_source_line(lines, n)]
+        todo = [n for n in range(1, len(lines) + 1) if n not in matched_lines]
         for n in sorted(self._may_be_cut(lines, todo)):
             if len(self.result.hits) >= self._max_hits:
                 break
+            if _frame_source_line(lines, n):  # checked on the few lines that may be cut, not on every line
+                continue
             line = lines[n - 1]
             clean = strip_framing(line[:MAX_LINE])
             found = self.index.truncated_candidates(clean.text)
