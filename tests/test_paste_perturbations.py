@@ -178,6 +178,16 @@ def test_a_fence_language_tag_is_framing_not_a_word_of_the_log(canon_index) -> N
     assert first_claim(ran, canon_index) == "pytorch/native-crash-shell-signal"
 
 
+def test_a_fence_opened_on_the_message_keeps_the_messages_first_word(canon_index) -> None:
+    """Before text on the fence's own line, only a language's name is a tag: facebookresearch/msn#24 opened the fence
+    on NCCL's message, whose first word was once dropped as a tag."""
+    line = "```Duplicate GPU detected : rank 0 and rank 1 both on CUDA device 40```"
+    assert first_claim(line, canon_index) == "nccl/duplicate-gpu"
+    assert first_claim("```python RuntimeError: CUDA error: out of memory\n```", canon_index) == (
+        "cuda/cuda-error-out-of-memory"
+    )
+
+
 def test_terminal_colours_and_an_indented_paste_are_framing(canon_index) -> None:
     """A colour code at a line's start or end hid it from anchored patterns; a paste indented whole (a markdown
     code block) kept its margin."""

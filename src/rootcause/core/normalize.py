@@ -20,6 +20,12 @@ import re2
 
 ANSI_RE = re2.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*\x07")
 
+# the info strings users open a fenced log or traceback with (GitHub's language names and aliases)
+_FENCE_LANGUAGES = (
+    r"python3?|py|pytb|pycon|ipython|bash|sh|zsh|shell|console|shell-session|sh-session|terminal|text|txt|plaintext"
+    r"|plain|log|logs|output|cmd|bat|batch|powershell|ps1|pwsh|json|ya?ml|toml|ini|c|cpp|c\+\+|cuda|diff|none|java"
+)
+
 # One framing element at the start of a line; stripped repeatedly.
 _FRAMING = [
     # torchrun --tee / local_ranks_filter: "[rank3]:" (global) and "[default3]:" (local)
@@ -62,8 +68,9 @@ _FRAMING = [
     ("quote", re.compile(r"^\s{0,3}>(?: |$)")),
     # a log viewer's or a table's gutter (Buildkite, GitHub Actions tables): "  | Traceback ..."
     ("gutter", re.compile(r"^\s{0,3}\|\s(?=\s*\S)")),
-    # a fence line alone with its language tag (```python) is framing whole: the tag is no word of the log
-    ("fence", re.compile(r"^\s{0,3}(?:```+|~~~+)(?:[\w+.-]*\s*$|(?:[\w+-]+\s+)?(?=\S))")),
+    # a fence line alone with its language tag (```python) is framing whole: the tag is no word of the log; before
+    # text on the same line, only a language's name is a tag ("```Duplicate GPU detected" opens on the message)
+    ("fence", re.compile(rf"^\s{{0,3}}(?:```+|~~~+)(?:[\w+.-]*\s*$|(?:(?i:{_FENCE_LANGUAGES})\s+)?(?=\S))")),
     ("emphasis", re.compile(r"^(?:\*\*|__)(?=\S)")),  # only when the line also ends with it (below)
     ("bullet", re.compile(r"^\s{0,3}(?:[-+]|\*(?!\*)|\d{1,2}\.)\s+(?=\S)")),
     ("prompt", re.compile(r"^(?:\([\w.-]+\)\s+)?(?:[\w.-]+@[\w.-]+:[^\s$#]*\s?)?[$#]\s+(?=\S)")),
