@@ -130,7 +130,8 @@ ROLES = index_of(
 )
 
 
-def test_cause_first_then_symptoms_then_wrapper_and_generic_last() -> None:
+def test_cause_first_then_symptoms_then_a_generic_cause_and_the_wrapper_last() -> None:
+    """A wrapper (ChildFailedError) only says that something failed inside it: even a generic cause says more."""
     log = "\n".join(
         [
             "[rank1]: Watchdog caught collective operation timeout: WorkNCCL(SeqNum=5, OpType=ALLREDUCE)",
@@ -141,8 +142,8 @@ def test_cause_first_then_symptoms_then_wrapper_and_generic_last() -> None:
         ]
     )
     d = diagnose_text(log, ROLES)
-    assert [f.id for f in d.findings] == ["t/crash", "t/timeout", "t/childfailed", "t/generic"]
-    assert d.findings[-1].generic and d.findings[-1].score < d.findings[0].score
+    assert [f.id for f in d.findings] == ["t/crash", "t/timeout", "t/generic", "t/childfailed"]
+    assert d.findings[2].generic and d.findings[2].score < d.findings[0].score
     assert d.findings[1].ranks == [0, 1]
 
 

@@ -421,3 +421,90 @@ def test_real_canon_gives_no_hub_entry_for_another_services_429(canon_index) -> 
     assert not any(f.id.startswith("huggingface/") for f in d.findings)
     hub = line.replace("api.github.com/repos/a/b", "huggingface.co/api/models/a/b")
     assert "huggingface/hub-rate-limited-429" in [f.id for f in diagnose_text(hub, canon_index).findings]
+
+
+# transformers#11728 and vllm#1054: cudaErrorOperatingSystem (304), which shares its words with cudaErrorNotSupported
+# (801, `cuda/operation-not-supported`) but is another error
+OS_CALL_LINE = "RuntimeError: CUDA error: OS call failed or operation not supported on this OS"
+
+
+def test_a_pattern_outranks_a_lexical_claim_on_the_same_line(canon_index) -> None:
+    d = diagnose_text(OS_CALL_LINE + "\n", canon_index)
+    first = d.findings[0]
+    assert (first.id, first.matched_by) == ("cuda/cuda-runtime-error-code", "pattern"), [f.id for f in d.findings]
+    assert first.params.get("message") == "OS call failed or operation not supported on this OS"
+    below = [f.id for f in d.findings[1:] if f.matched_by == "lexical"]
+    assert below in ([], ["cuda/operation-not-supported"]), "a lexical claim on the line is listed below, if at all"
+
+
+def test_a_lexical_claim_never_hides_a_familys_pattern_on_the_same_line() -> None:
+    lexical = make_entry(
+        "t/operation-not-supported",
+        r"^never matches this pattern$",
+        "RuntimeError: CUDA error: operation not supported on this device while sharing memory",
+    )
+    line = "RuntimeError: CUDA error: call failed or operation not supported on this device while sharing memory"
+    d = diagnose_text(line + "\n", index_of(FAMILY, lexical))
+    assert [(f.id, f.matched_by) for f in d.findings] == [
+        ("t/cuda-error-family", "pattern"),
+        ("t/operation-not-supported", "lexical"),
+    ]
+
+
+def test_a_line_cut_from_an_entrys_own_message_keeps_its_lexical_claim_above_the_family(canon_index) -> None:
+    """Not a guess: a title cut inside the path of Ray's working_dir copy runs on in that entry's own message only
+    (OpenRLHF#743's message), so the family's `cannot import name` match does not outrank it."""
+    cut = (
+        "ImportError: cannot import name 'Dataset' from 'datasets' "
+        "(/tmp/ray/session_2024-08-02_01-48-35_552077_40933/runtime_resources/working_dir_fi"
+    )
+    d = diagnose_text(cut, canon_index)
+    assert [(f.id, f.matched_by) for f in d.findings] == [("ray/working-dir-shadows-package", "lexical")]
+
+
+# a launcher's wrapper printed after the cause it wraps: accelerate's simple_launcher lines of axolotl#1571 (the
+# shape of axolotl#945), after an ImportError that the `cannot import name` family explains
+LAUNCHED = "\n".join(
+    [
+        "Traceback (most recent call last):",
+        '  File "/workspace/axolotl/src/axolotl/cli/train.py", line 5, in <module>',
+        "    from axolotl.train import train",
+        "ImportError: cannot import name 'is_npu_available' from 'accelerate.utils' "
+        "(/usr/local/lib/python3.10/dist-packages/accelerate/utils/__init__.py)",
+        "Traceback (most recent call last):",
+        '  File "/usr/local/bin/accelerate", line 8, in <module>',
+        "    sys.exit(main())",
+        '  File "/usr/local/lib/python3.10/dist-packages/accelerate/commands/launch.py", line 673, in simple_launcher',
+        "    raise subprocess.CalledProcessError(returncode=process.returncode, cmd=cmd)",
+        "subprocess.CalledProcessError: Command '['/usr/bin/python3', '-m', 'axolotl.cli.train', "
+        "'/content/test_axolotl.yaml']' returned non-zero exit status 1.",
+    ]
+)
+
+
+def test_a_family_cause_ranks_before_a_generic_wrapper_around_it(canon_index) -> None:
+    d = diagnose_text(LAUNCHED + "\n", canon_index)
+    assert [f.id for f in d.findings][:2] == [
+        "huggingface/ml-package-cannot-import-name",
+        "huggingface/accelerate-launch-subprocess-failed",
+    ]
+    assert d.matched and d.findings[0].params.get("package") == "accelerate"
+
+
+def test_a_wrapper_ranks_below_a_cause_of_any_tier() -> None:
+    family = make_entry(
+        "t/import-family",
+        r"cannot import name '(?P<name>\w+)' from '(?P<package>accelerate|transformers)",
+        "ImportError: cannot import name 'x' from 'transformers'",
+        generic=True,
+        family=True,
+    )
+    generic_wrapper = make_entry(
+        "t/launcher-failed", r"CalledProcessError: Command", "CalledProcessError: Command", generic=True, role="wrapper"
+    )
+    specific_wrapper = make_entry("t/child-failed", r"ChildFailedError", "ChildFailedError", role="wrapper")
+    log = "ImportError: cannot import name 'y' from 'transformers'\nChildFailedError\nCalledProcessError: Command\n"
+    d = diagnose_text(log, index_of(family, generic_wrapper, specific_wrapper))
+    assert [f.id for f in d.findings] == ["t/import-family", "t/child-failed", "t/launcher-failed"]
+    alone = diagnose_text("CalledProcessError: Command\n", index_of(family, generic_wrapper))
+    assert [f.id for f in alone.findings] == ["t/launcher-failed"] and alone.matched, "a wrapper alone still answers"

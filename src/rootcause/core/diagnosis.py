@@ -1,11 +1,12 @@
 """From scanned inputs to ranked findings, or an honest "no known error".
 
 The ranking is explicit and total (docs/ranking.md, one test per rule in tests/test_ranking.py):
+0. a wrapper (torchrun's ChildFailedError) after every cause and symptom, of any tier;
 1. a specific entry before a generic one, a generic one before a family entry, and a family entry before a
    catch-all;
 2. a cause before a symptom (what other ranks print because something else
-   failed), and a symptom before a wrapper (torchrun's ChildFailedError);
-3. pattern matches before lexical ones;
+   failed), and a symptom before a wrapper;
+3. pattern matches before lexical ones, and on one line a pattern's finding before a lexical claim of any tier;
 4. the earliest first occurrence first (input order, then line).
 
 The lexical stage never claims an entry of another backend than the line names (a Gloo line is
@@ -49,8 +50,11 @@ from rootcause.core.matching.lexical import is_boilerplate
 from rootcause.core.matching.scan import Hit, ScanResult, SourceScanner, iter_text_chunks
 from rootcause.core.model import Entry, Role
 from rootcause.core.ordering import (
+    drop_redundant_generics,
     grounded_first,
     notices_beside_a_crash,
+    patterns_first_on_their_lines,
+    tier,
     unclassified_of,
     without_ambiguous_truncations,
     wrapper_beside_an_unexplained_error,
@@ -141,6 +145,7 @@ class _Group:
     count: int = 0
     specificity: int = 0
     consequence: bool = True  # every hit so far came from a consequence pattern
+    literal: bool = False  # a lexical claim of a cut line that runs on in this entry's own message only
     # the last occurrence (input, first line, last line) and its index in hits (-1 past the cap): two patterns of
     # one entry on one line are one occurrence, and a line's hits arrive together, so the last one is enough
     last: tuple[tuple[str, int, int], int] | None = None
@@ -185,37 +190,19 @@ def _finding(group: _Group, env: Environment) -> Finding:
     )
 
 
-def tier(entry: Entry) -> int:
-    """0 specific, 1 generic, 2 family (a generic entry for a whole family of messages), 3 catch-all."""
-    return 3 if entry.catch_all else 2 if entry.family else int(entry.generic)
-
-
-def _rank_key(group: _Group) -> tuple[int, int, int, int, int, int, int]:
+def _rank_key(group: _Group) -> tuple[int, int, int, int, int, int, int, int]:
     """docs/ranking.md: a notice (the job went on) after every finding but the catch-all's, even a family's cause;
-    then tier, role, pattern before lexical, input order, specificity."""
+    a wrapper (it only says that something failed inside it) after every cause and symptom, even a family's; then
+    tier, role, pattern before lexical, input order, specificity."""
     return (
         2 if group.entry.catch_all else int(group.entry.role is Role.NOTICE),
+        int(group.entry.role is Role.WRAPPER),
         tier(group.entry),
         ROLE_ORDER[group.entry.role],
         int(group.matched_by != "pattern"),
         *group.first,
         -group.specificity,
     )
-
-
-def _drop_redundant_generics(ordered: list[_Group]) -> list[_Group]:
-    """A generic finding says nothing new when every line it matched is explained by a specific one, and a family
-    finding nothing new when a specific or another generic entry explains every line it matched."""
-    explained = {(src, hit.line) for g in ordered if not g.entry.generic for src, hit in g.hits}
-    below_family = explained | {(src, hit.line) for g in ordered if tier(g.entry) == 1 for src, hit in g.hits}
-    kept = []
-    for group in ordered:
-        redundant = group.entry.generic and group.count == len(group.hits)
-        lines = below_family if group.entry.family else explained
-        if redundant and all((src, hit.line) in lines for src, hit in group.hits):
-            continue
-        kept.append(group)
-    return kept
 
 
 def lexical_claimable(index: CompiledIndex, clean: str, entry: Entry) -> bool:
@@ -353,6 +340,7 @@ def diagnose_sources(
                 if group is None:
                     group = groups[entry_id] = _Group(entry, "lexical", sim, (order, line_no), [])
                 group.score = max(group.score, sim)
+                group.literal = group.literal or owners == {entry_id}
                 group.count += 1
                 if len(group.hits) < 64:
                     group.hits.append((source_name, hit))
@@ -367,7 +355,8 @@ def diagnose_sources(
                     )
 
     effective_env = {**detected, **(env or {})}
-    ordered = grounded_first(_drop_redundant_generics(sorted(groups.values(), key=_rank_key)))
+    ordered = sorted(groups.values(), key=_rank_key)
+    ordered = grounded_first(drop_redundant_generics(patterns_first_on_their_lines(ordered)))
     catch_alls = [g for g in ordered if g.entry.catch_all]
     ordered, import_facts = drop_unfounded_imports([g for g in ordered if not g.entry.catch_all], names)
     explained = {(src, hit.line) for g in ordered for src, hit in g.hits}

@@ -22,7 +22,16 @@ class _HasHits(Protocol):
     hits: list[tuple[str, Hit]]
 
 
+class _Claim(Protocol):
+    entry: Entry
+    matched_by: str
+    hits: list[tuple[str, Hit]]
+    count: int
+    literal: bool  # a lexical claim of a cut line that runs on in the entry's own message only (claims.cut_owners)
+
+
 G = TypeVar("G", bound=_HasEntry)
+C = TypeVar("C", bound=_Claim)
 
 
 def without_ambiguous_truncations(
@@ -81,6 +90,59 @@ def grounded_first(ordered: Sequence[G]) -> list[G]:
             i
             for i, g in enumerate(out)
             if i > here and g.entry.verification is not Verification.AI_GENERATED and linked(group.entry, g.entry)
+        ]
+        if below:
+            out.insert(below[-1], out.pop(here))
+    return out
+
+
+def tier(entry: Entry) -> int:
+    """0 specific, 1 generic, 2 family (a generic entry for a whole family of messages), 3 catch-all."""
+    return 3 if entry.catch_all else 2 if entry.family else int(entry.generic)
+
+
+def drop_redundant_generics(ordered: Sequence[C]) -> list[C]:
+    """A generic finding says nothing new when every line it matched is explained by a specific one's pattern, and
+    a family finding nothing new when a specific or another generic entry's pattern explains every line it matched
+    (a lexical claim is a guess from shared words: it never hides a pattern's finding on the same line, unless the
+    line is that entry's own message cut short)."""
+    explained = {(src, hit.line) for g in ordered if not g.entry.generic and _exact(g) for src, hit in g.hits}
+    below_family = explained | {(src, hit.line) for g in ordered if tier(g.entry) == 1 for src, hit in g.hits}
+    kept = []
+    for group in ordered:
+        redundant = group.entry.generic and group.count == len(group.hits)
+        lines = below_family if group.entry.family else explained
+        if redundant and all((src, hit.line) in lines for src, hit in group.hits):
+            continue
+        kept.append(group)
+    return kept
+
+
+def _exact(group: _Claim) -> bool:
+    """A pattern's finding, or a lexical claim of a line cut from the entry's own message (no other entry's message
+    holds the cut: ``cannot import name 'Dataset' from 'datasets' (/tmp/ray/.../runtime_resources/working_dir_fi``)."""
+    return group.matched_by == "pattern" or group.literal
+
+
+def patterns_first_on_their_lines(ordered: Sequence[C]) -> list[C]:
+    """A lexical finding never ranks above a finding whose own pattern matched one of the lines it claims: on the
+    same line, an exact match outranks a guess from shared words, whatever their tiers (a family's ``CUDA error: OS
+    call failed or operation not supported on this OS`` is not ``CUDA error: operation not supported``, though the
+    two share their words). It moves just below the last such pattern finding. A line cut short that runs on in
+    the lexical entry's own message only is that entry's message, not a guess (``_exact``): it keeps its rank."""
+    out = list(ordered)
+    for group in ordered:
+        if _exact(group):
+            continue
+        lines = {(src, hit.line) for src, hit in group.hits}
+        here = out.index(group)
+        below = [
+            i
+            for i, g in enumerate(out)
+            if i > here
+            and g.matched_by == "pattern"
+            and not g.entry.catch_all
+            and any((src, hit.line) in lines for src, hit in g.hits)
         ]
         if below:
             out.insert(below[-1], out.pop(here))
