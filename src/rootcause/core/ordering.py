@@ -130,20 +130,20 @@ def patterns_first_on_their_lines(ordered: Sequence[C]) -> list[C]:
     call failed or operation not supported on this OS`` is not ``CUDA error: operation not supported``, though the
     two share their words). It moves just below the last such pattern finding. A line cut short that runs on in
     the lexical entry's own message only is that entry's message, not a guess (``_exact``): it keeps its rank."""
+    found_on: dict[tuple[str, int], list[int]] = {}  # each line -> the pattern findings (by id) that matched it
+    for g in ordered:
+        if g.matched_by == "pattern" and not g.entry.catch_all:
+            for src, hit in g.hits:
+                found_on.setdefault((src, hit.line), []).append(id(g))
     out = list(ordered)
     for group in ordered:
         if _exact(group):
             continue
-        lines = {(src, hit.line) for src, hit in group.hits}
+        rivals = {g for src, hit in group.hits for g in found_on.get((src, hit.line), ())}
+        if not rivals:
+            continue
         here = out.index(group)
-        below = [
-            i
-            for i, g in enumerate(out)
-            if i > here
-            and g.matched_by == "pattern"
-            and not g.entry.catch_all
-            and any((src, hit.line) in lines for src, hit in g.hits)
-        ]
+        below = [i for i, g in enumerate(out) if i > here and id(g) in rivals]
         if below:
             out.insert(below[-1], out.pop(here))
     return out
