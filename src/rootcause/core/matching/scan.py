@@ -42,10 +42,20 @@ __all__ = [
 
 CHUNK_LIMIT = 4 << 20
 SMALL_INPUT = 1 << 20  # a paste, not a program's log: the wrap repair, the cut-paste pass and typed punctuation
-# What a person's copy or keyboard puts where a program printed an ASCII space or colon: a no-break space (a web
-# page's rendering), an ideographic space and a full-width colon (a Chinese input method). Programs' logs do not
-# hold them, so only a small input is looked at.
-_TYPED_PUNCTUATION = ((b"\xc2\xa0", b" "), (b"\xe3\x80\x80", b" "), (b"\xef\xbc\x9a", b": "))
+# What a person's copy or keyboard puts where a program printed an ASCII space, colon or quote: a no-break space (a
+# web page's rendering), an ideographic space and a full-width colon (a Chinese input method), curly quotes (an
+# editor's or an issue title's: ``cannot import name ‘X’ from ‘torch._C’``, pytorch#88166). Python programs' logs do
+# not hold them, so only a small input is looked at; the canon's four patterns that name a curly quote accept the
+# straight one too.
+_TYPED_PUNCTUATION = (
+    (b"\xc2\xa0", b" "),
+    (b"\xe3\x80\x80", b" "),
+    (b"\xef\xbc\x9a", b": "),
+    (b"\xe2\x80\x98", b"'"),
+    (b"\xe2\x80\x99", b"'"),
+    (b"\xe2\x80\x9c", b'"'),
+    (b"\xe2\x80\x9d", b'"'),
+)
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*\x07")  # as normalize.ANSI_RE
 OVERLAP_LIMIT = 256 << 10  # at most this much of a chunk is carried into the next scan
 LATE_LIMIT = 1 << 16  # matches reported out of order, per chunk (hyperscan reports in order of end offset)
