@@ -95,8 +95,8 @@ def post_outcome(url: str, token: str, report: OutcomeReport) -> dict[str, Any]:
         message = f"the service at {url} refused the report (HTTP {exc.code}): {reason}"
         raise ToolError(view.flat(message, ERROR_MAX)) from None
     except (urllib.error.URLError, OSError, ValueError) as exc:
-        reason = getattr(exc, "reason", exc)
-        raise ToolError(f"cannot reach the rootcause service at {url}: {reason}. Nothing was recorded.") from None
+        cause: object = getattr(exc, "reason", exc)
+        raise ToolError(f"cannot reach the rootcause service at {url}: {cause}. Nothing was recorded.") from None
 
 
 def env_reporter(report: OutcomeReport, ctx: Context | None = None) -> dict[str, Any]:

@@ -364,5 +364,5 @@ def mount_mcp(app: FastAPI, path: str = MCP_PATH) -> None:
     server = build_server(ServiceCanon(state), in_process_reporter(state))
     endpoint = _HttpEndpoint(server, state.settings.max_upload_bytes)
     router = APIRouter(lifespan=endpoint.lifespan)
-    router.add_route(path, endpoint, include_in_schema=False)
+    router.add_route(path, endpoint, include_in_schema=False)  # type: ignore[arg-type]  # an ASGI app, not a handler
     app.include_router(router)  # FastAPI merges the router's lifespan into the app's

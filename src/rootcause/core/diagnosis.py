@@ -395,7 +395,7 @@ def diagnose_sources(
             Diagnosis, set_fields=fields, schema_version=JSON_SCHEMA_VERSION, triage=None, located=[], **fields
         )
     else:  # a caller's environment of other types: validation converts or refuses it
-        d = Diagnosis(**fields)
+        d = Diagnosis.model_validate(fields)
     if atlas is not None and not d.matched:
         # the located tier answers where no reviewed entry does; a known error's diagnosis never loads the atlas,
         # so it costs what it cost before the atlas (a first load builds its index: seconds)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -214,7 +215,7 @@ def _judge(field: str, item: NamedItem, found: list[Presence], specs: Specs, sai
     )]  # fmt: skip
 
 
-def _env_presences(found: list[Presence], named: set[str]) -> list[Presence]:
+def _env_presences(found: list[Presence], named: AbstractSet[str]) -> list[Presence]:
     """An env var: gone only when no package's latest release has it; new only in a package the entry's bounds
     name (a literal that vLLM copies from NCCL's docs does not date NCCL's variable)."""
     if any(not p.gone and not p.new for p in found):

@@ -38,7 +38,7 @@ def load_bounds(path: Path | str, keys: Collection[str] | None = None) -> AtlasB
     With `keys`, only the rows of their packages are read, and only theirs are decoded; with none, only the
     manifest is read (what lint needs for RC510)."""
     manifest = load_manifest(path)
-    releases = {canonicalize_name(name): list(read) for name, read in manifest.packages.items()}
+    releases: dict[str, list[str]] = {canonicalize_name(name): list(read) for name, read in manifest.packages.items()}
     intervals: dict[str, tuple[tuple[str, str], ...]] = {}
     wanted = None if keys is None else set(keys)
     if wanted is not None and not wanted:

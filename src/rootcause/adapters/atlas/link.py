@@ -85,10 +85,10 @@ def link_canon(
                 what = (
                     "the wording" if lines == 1 else f"the wording's {lines} lines (the atlas keeps first lines only)"
                 )
-                why = f"{AUTO_UNLINKED} matches {what} ({generation.package} {read} read)"
-                why += _maintainers_addition(generation.atlas_unlinked)
-                if generation.bounds_source != UNCHECKED:
-                    why = None  # bounds read from a release: nothing to explain
+                why: str | None = None  # bounds read from a release: nothing to explain
+                if generation.bounds_source == UNCHECKED:
+                    why = f"{AUTO_UNLINKED} matches {what} ({generation.package} {read} read)"
+                    why += _maintainers_addition(generation.atlas_unlinked)
                 if why != generation.atlas_unlinked:
                     update["atlas_unlinked"] = why
                 say(f"{where}: {why}")

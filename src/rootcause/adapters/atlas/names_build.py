@@ -71,12 +71,12 @@ def _metadata_members(path: Path) -> Iterator[tuple[str, bytes]]:
                         yield name, stream.read(METADATA_MAX)
     elif path.name.endswith((".tar.gz", ".tgz")):
         with tarfile.open(path, "r:*") as sdist:
-            for info in sdist:
-                name = archive.clean_name(info.name)
-                if info.isfile() and name and name.count("/") == 1 and name.endswith("/pyproject.toml"):
-                    stream = sdist.extractfile(info)
-                    if stream is not None and info.size <= METADATA_MAX:
-                        yield "pyproject.toml", stream.read(METADATA_MAX)
+            for member in sdist:
+                name = archive.clean_name(member.name)
+                if member.isfile() and name and name.count("/") == 1 and name.endswith("/pyproject.toml"):
+                    found = sdist.extractfile(member)
+                    if found is not None and member.size <= METADATA_MAX:
+                        yield "pyproject.toml", found.read(METADATA_MAX)
                     return
 
 

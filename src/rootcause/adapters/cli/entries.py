@@ -10,7 +10,7 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 import click
 
@@ -80,7 +80,9 @@ def undated_env_vars() -> frozenset[str]:
 )
 @click.option("--lang", type=click.Choice(["en", "zh"]), default="en", show_default=True)
 @click.option("--canon", multiple=True, metavar="PATH", help="Extra canon folder (repeatable); also $ROOTCAUSE_CANON.")
-def show(entry_id: str, fmt: str, lang: str, canon: tuple[str, ...]) -> None:
+def show(
+    entry_id: str, fmt: Literal["text", "md", "json", "html"], lang: Literal["en", "zh"], canon: tuple[str, ...]
+) -> None:
     """Show one entry as text, Markdown, JSON or HTML, in English or Chinese."""
     from rootcause.adapters.canon_files import canon_dirs
     from rootcause.adapters.cli.terminal import print_rich
@@ -280,7 +282,9 @@ def stats(output: str, canon: tuple[str, ...]) -> None:
         table = Table(title=key.replace("_", " "), title_justify="left")
         table.add_column(key.split("_")[1])
         table.add_column("entries", justify="right")
-        for name, count in data[key].items():  # type: ignore[union-attr]
+        counts = data[key]
+        assert isinstance(counts, dict)
+        for name, count in counts.items():
             table.add_row(name, str(count))
         console.print(table)
 
@@ -290,11 +294,12 @@ def stats(output: str, canon: tuple[str, ...]) -> None:
 @click.option("--of", "of", type=click.Choice(["entry", "diagnosis"]), default="entry", show_default=True)
 def schema(check: Path | None, of: str) -> None:
     """Print a JSON Schema generated from the model (or --check a checked-in copy)."""
-    if of == "entry":
-        from rootcause.core.model import Entry as model
-    else:
-        from rootcause.core.diagnosis import Diagnosis as model
+    from pydantic import BaseModel
 
+    from rootcause.core.diagnosis import Diagnosis
+    from rootcause.core.model import Entry
+
+    model: type[BaseModel] = Entry if of == "entry" else Diagnosis
     text = json.dumps(model.model_json_schema(), indent=2, ensure_ascii=False) + "\n"
     if check is not None:
         if not check.is_file() or check.read_text(encoding="utf-8") != text:

@@ -121,7 +121,7 @@ class RayEngine:
         )
         run = FleetRun()
         for batch in found.iter_batches(batch_format="pandas", batch_size=None):
-            rows = [plain_record(r) for r in batch.to_dict("records")]
+            rows = [plain_record(r) for r in batch.to_dict("records")]  # type: ignore[union-attr]  # pandas batches
             kept = []
             for r in rows:
                 if r["kind"] == STATS:

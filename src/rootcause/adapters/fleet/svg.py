@@ -82,10 +82,10 @@ def day_chart(per_day: dict[str, dict[str, int]], max_labels: int = 6) -> str:
         )
     shown = sorted({round(i * (len(days) - 1) / max(1, max_labels - 1)) for i in range(max_labels)})
     for n in shown:
-        x = left + 2 + n * col + (col - 2) / 2
-        body.append(f"<line x1='{x}' y1='{base}' x2='{x}' y2='{base + 4}' stroke='currentColor'/>")
+        mid = left + 2 + n * col + (col - 2) / 2
+        body.append(f"<line x1='{mid}' y1='{base}' x2='{mid}' y2='{base + 4}' stroke='currentColor'/>")
         body.append(
-            f"<text x='{x}' y='{base + 16}' text-anchor='middle' fill='currentColor'>{escape(days[n][5:])}</text>"
+            f"<text x='{mid}' y='{base + 16}' text-anchor='middle' fill='currentColor'>{escape(days[n][5:])}</text>"
         )
     body.append(f"<text x='{left}' y='{base + 32}' fill='currentColor'>{escape(days[0][:4])} · lines per day</text>")
     return _svg("known errors and unknown lines per day", width, base + 40, body)

@@ -100,6 +100,8 @@ class OutcomeReads:
                 conn.close()  # back to the pool, rolled back
         except (sa_exc.OperationalError, sa_exc.InterfaceError, dbapi_error) as exc:
             raise StoreError(f"{self.kind} store: {first_line(exc)}") from None
+        if row is None:  # an aggregate query always returns one row
+            raise StoreError(f"{self.kind} store: the page token query returned no row")
         return int(row[0]), int(row[1])
 
     def outcome_count(self) -> int:

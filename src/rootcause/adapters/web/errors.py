@@ -9,6 +9,7 @@ asking for a page get the same information as an HTML page.
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -66,7 +67,7 @@ def error_response(
     code: str,
     message: str,
     details: Any = None,
-    headers: dict[str, str] | None = None,
+    headers: Mapping[str, str] | None = None,
 ) -> Response:
     if _wants_html(request):
         page = render_error_page(status, TITLES.get(status, "Error"), message)

@@ -104,8 +104,8 @@ def message_parts(
                 parts.append(Part("{" + ast.unparse(value.value)[:60] + "}", False))
         return parts
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
-        left = _string(node.left, names)
-        return printf_parts(left) if left is not None else None
+        fmt = _string(node.left, names)
+        return printf_parts(fmt) if fmt is not None else None
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
         left = message_parts(node.left, names=names) or [Part("{" + ast.unparse(node.left)[:60] + "}", False)]
         right = message_parts(node.right, names=names) or [Part("{" + ast.unparse(node.right)[:60] + "}", False)]
@@ -288,7 +288,7 @@ def bound_messages(body: list[ast.stmt], *, strings_only: bool = False) -> dict[
     for node in _own_nodes(body):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store | ast.Del) and id(node) not in read:
             spoiled.add(node.id)
-    bound = {name: [] for name in spoiled}
+    bound: dict[str, list[ast.expr]] = {name: [] for name in spoiled}
     bound |= {name: exprs for name, exprs in values.items() if name not in spoiled and len(exprs) <= MAX_BOUND}
     return bound | {name: [] for name, exprs in values.items() if len(exprs) > MAX_BOUND}
 

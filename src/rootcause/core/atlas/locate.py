@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 try:  # hyperscan ships x86-64 wheels only
     import hyperscan
 except ImportError:  # pragma: no cover - exercised on other architectures
-    hyperscan = None
+    hyperscan = None  # type: ignore[assignment]
 
 LAYOUT = "atlas-index 7"  # bump when the payload below (or which templates take part) changes
 MIN_LITERAL = 12  # a template whose longest literal run is shorter names nothing specific

@@ -92,7 +92,7 @@ def summarise(rows: Iterable[Row], jobs: Iterable[Row], meta: dict[str, Any], no
             }
         )
     job_list.sort(key=lambda j: (-sum(j["entries"].values()), j["job"]))
-    nodes = [
+    nodes: list[dict[str, Any]] = [
         {
             "host": host,
             "jobs": len(host_jobs[host]),

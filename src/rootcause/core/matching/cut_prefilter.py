@@ -22,7 +22,7 @@ from rootcause.core.matching.large_prefilter import hyperscan_literal, literal_c
 try:
     import hyperscan
 except ImportError:  # pragma: no cover - hyperscan is a core dependency; RE2 sets serve without it
-    hyperscan = None
+    hyperscan = None  # type: ignore[assignment]
 
 _KELVIN, _LONG_S = "\u212a".encode(), "\u017f".encode()  # RE2's (?i) folds these into ASCII letters
 

@@ -32,7 +32,7 @@ from rootcause.errors import PatternError
 try:  # hyperscan ships x86-64 wheels only
     import hyperscan
 except ImportError:  # pragma: no cover - exercised on other architectures
-    hyperscan = None
+    hyperscan = None  # type: ignore[assignment]
 
 # Lines that look like an error, for the lexical stage.
 ERRORISH_REGEX = (

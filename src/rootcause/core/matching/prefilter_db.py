@@ -32,7 +32,7 @@ from rootcause.errors import PatternError
 try:  # hyperscan ships x86-64 wheels only
     import hyperscan
 except ImportError:  # pragma: no cover - exercised on other architectures
-    hyperscan = None
+    hyperscan = None  # type: ignore[assignment]
 
 # What may stand before a pattern's line in a paste: nothing, a long unrelated line (the case Hyperscan 5.4 misses
 # above), a Python import and a traceback's head.

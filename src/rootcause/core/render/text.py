@@ -91,8 +91,8 @@ def render_text(entry: Entry, lang: Lang = "en", reproducers: Sequence[Reproduce
             lines.append(f"  {name}: ", style="dim")
             lines.append(f"$ {command}" + (f"  ({measured})" if measured else "") + "\n", style="green")
         if r.verified:
-            versions = ", ".join(f"{k} {v}" for k, v in r.versions)
-            lines.append(f"{label('last_verified', lang)}: {r.verified}, {r.where}; {versions}")
+            verified_with = ", ".join(f"{k} {v}" for k, v in r.versions)
+            lines.append(f"{label('last_verified', lang)}: {r.verified}, {r.where}; {verified_with}")
         else:
             lines.append(f"{label('last_verified', lang)}: {label('not_verified', lang)}")
         parts += [heading(label("reproduce", lang)), block(lines)]

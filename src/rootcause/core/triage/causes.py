@@ -184,8 +184,8 @@ def _network(res: Resolved) -> _Cand | None:
     guilty_ranks = sorted(set(guilty_ranks))
     hcas = sorted({w.hca for r, _, w in reports if w.hca and r in guilty_ranks})
     statuses = sorted({w.status for _, _, w in reports if w.status})
-    mine = [item for item in reports if item[0] in guilty_ranks]
-    first_r, first_ev, first_w = (mine or reports)[0]
+    guilty_reports = [item for item in reports if item[0] in guilty_ranks]
+    first_r, first_ev, first_w = (guilty_reports or reports)[0]
     summary = (
         f"NCCL transport errors point at {'host ' + ', '.join(top) if len(top) == 1 else 'hosts ' + ', '.join(top)}: "
         f"{len(reports)} warning(s) from {ranks_word({r for r, _, _ in reports})}"

@@ -171,9 +171,10 @@ def _straggler(res: Resolved) -> Verdict | None:
     if candidates:
         for r in candidates:
             st = res.ranks[r]
-            for ev in (st.exit_ev, st.dump[0] if st.dump else None, st.first_cascade[0] if st.first_cascade else None):
-                if ev is not None:
-                    evs.append(ev)
+            dumped = st.dump[0] if st.dump else None
+            for seen in (st.exit_ev, dumped, st.first_cascade[0] if st.first_cascade else None):
+                if seen is not None:
+                    evs.append(seen)
         summary = (
             f"{ranks_word(waiting).capitalize()} timed out waiting in {label}; {ranks_word(candidates)}"
             f"{on_hosts(res, candidates)} never did and showed no error of "
@@ -233,9 +234,9 @@ def _undecided(res: Resolved) -> Verdict:
     evs: list[Ev] = []
     for r in (waiting or errors)[:6]:
         st = res.ranks[r]
-        ev = st.timeouts[0][0] if st.timeouts else (st.first_error[0] if st.first_error else None)
-        if ev is not None:
-            evs.append(ev)
+        first_ev = st.timeouts[0][0] if st.timeouts else (st.first_error[0] if st.first_error else None)
+        if first_ev is not None:
+            evs.append(first_ev)
     v = Verdict("undecided", summary, [], [], "low", None, evs)
     v.named = missing_dump_candidates(res)
     if v.named:
@@ -258,11 +259,11 @@ def _undecided(res: Resolved) -> Verdict:
         v.named = [Named(r, "candidate", "gloo-ring-neighbour", RULES["gloo-ring-neighbour"], revs[:3])]
     quiet = quiet_departures(res)
     if quiet and not v.named:
-        who = [r for r, _ in quiet]
+        left = [r for r, _ in quiet]
         v.summary += (
-            f" {ranks_word(who).capitalize()} printed no error, no exit and no place in torchrun's failure report, "
-            f"and {'its' if len(who) == 1 else 'their'} last line came before the others' failures: "
-            f"{'it' if len(who) == 1 else 'they'} may have left early."
+            f" {ranks_word(left).capitalize()} printed no error, no exit and no place in torchrun's failure report, "
+            f"and {'its' if len(left) == 1 else 'their'} last line came before the others' failures: "
+            f"{'it' if len(left) == 1 else 'they'} may have left early."
         )
         v.named = [Named(r, "candidate", "quiet-departure", RULES["quiet-departure"], qevs[:3]) for r, qevs in quiet]
         v.evidence = [ev for _, qevs in quiet for ev in qevs[:1]] + v.evidence

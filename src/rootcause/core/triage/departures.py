@@ -164,7 +164,7 @@ def init_failure(res: Resolved) -> Verdict | None:
     if not waits:
         return None
     beyond = sorted(r for r, (_, w) in waits.items() if world is not None and w.peer is not None and w.peer >= world)
-    if beyond and len(beyond) * 2 < len(res.ranks):
+    if world is not None and beyond and len(beyond) * 2 < len(res.ranks):
         evs = [waits[r][0] for r in beyond]
         peers = sorted({waits[r][1].peer for r in beyond})  # type: ignore[type-var]
         summary = (

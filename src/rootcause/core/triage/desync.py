@@ -169,7 +169,8 @@ def stack_desync(res: Resolved) -> Verdict | None:
     evs += [stacks[r][0] for r in sorted(stacks) if r not in odd][:3]  # type: ignore[index]
     if clear:
         summary += f"{ranks_word(odd).capitalize()} ran a different program path than the others (a desync)."
-        v = Verdict("desync", summary, odd, hosts_of(res, odd), "medium", "/".join(sorted({k[0] for k in groups})), evs)
+        kinds = "/".join(sorted({str(k[0]) for k in groups}))
+        v = Verdict("desync", summary, odd, hosts_of(res, odd), "medium", kinds, evs)
     else:
         summary += (
             f"{', '.join(rooted)} returns early on the ranks that only send, so its root is among the ranks left "

@@ -121,9 +121,9 @@ def _frames(text: str, facts: list[Fact]) -> bool:
             found = True
         return found and '"message"' not in text
     if "distributed_c10d.py:" in text:
-        m = _PYSPY_FRAME.match(text)
-        if m is not None:
-            facts.append(Frame(m["file"], int(m["line"]), m["func"], True))
+        spy = _PYSPY_FRAME.match(text)
+        if spy is not None:
+            facts.append(Frame(spy["file"], int(spy["line"]), spy["func"], True))
             return True
     return False
 

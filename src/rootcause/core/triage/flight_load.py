@@ -102,7 +102,7 @@ class _NoGlobals(pickle._Unpickler):
             self.readinto = self._unframer.readinto
             self.readline = self._unframer.readline
         else:  # protocols 0-3 have no frames: read the bytes directly (the unframer is a call per opcode)
-            self.read, self.readline = self._file_read, self._file_readline
+            self.read, self.readline = self._file_read, self._file_readline  # type: ignore[attr-defined]
         self.metastack: list[Any] = []
         self.stack: list[Any] = []
         self.append = self.stack.append
@@ -120,23 +120,23 @@ class _NoGlobals(pickle._Unpickler):
 
     def _setitem(self) -> None:
         _plain_keys([self.stack[-2]], "dict key")
-        pickle._Unpickler.load_setitem(self)
+        pickle._Unpickler.load_setitem(self)  # type: ignore[attr-defined]
 
     def _setitems(self) -> None:
         _plain_keys(self.stack[0::2], "dict key")
-        pickle._Unpickler.load_setitems(self)
+        pickle._Unpickler.load_setitems(self)  # type: ignore[attr-defined]
 
     def _additems(self) -> None:
         _plain_keys(self.stack, "set member")
-        pickle._Unpickler.load_additems(self)
+        pickle._Unpickler.load_additems(self)  # type: ignore[attr-defined]
 
     def _frozenset(self) -> None:
         _plain_keys(self.stack, "set member")
-        pickle._Unpickler.load_frozenset(self)
+        pickle._Unpickler.load_frozenset(self)  # type: ignore[attr-defined]
 
     def _dict(self) -> None:
         _plain_keys(self.stack[0::2], "dict key")
-        pickle._Unpickler.load_dict(self)
+        pickle._Unpickler.load_dict(self)  # type: ignore[attr-defined]
 
     dispatch[pickle.SETITEM[0]] = _setitem
     dispatch[pickle.SETITEMS[0]] = _setitems
@@ -219,7 +219,7 @@ def render(value: Any, limit: int = 200) -> str:
         elif isinstance(item, dict | list | tuple | set | frozenset):
             is_dict = isinstance(item, dict)
             parts: list[Any] = [_Lit("{" if is_dict else "[")]
-            for n, v in enumerate(item.items() if is_dict else item):
+            for n, v in enumerate(item.items() if isinstance(item, dict) else item):
                 if n > limit:  # every part shows at least one character
                     break
                 if n:

@@ -18,7 +18,7 @@ from rootcause.core.triage.keywords import KEYWORDS
 try:  # hyperscan ships x86-64 wheels only
     import hyperscan
 except ImportError:  # pragma: no cover - exercised on other platforms
-    hyperscan = None
+    hyperscan = None  # type: ignore[assignment]
 
 MAX_LINE = 16 << 10  # longer lines are cut (hostile input)
 CARRY_LIMIT = 4 << 20  # an unterminated line longer than this is processed as it stands

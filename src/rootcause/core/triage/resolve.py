@@ -77,29 +77,29 @@ def _resolve_key(acc: Accumulator, key: Key, src_rank: dict[int, int], pid_rank:
     if kind == "g":
         return key[1]  # type: ignore[return-value]
     if kind == "s":
-        return src_rank.get(key[1])  # type: ignore[arg-type]
+        return src_rank.get(key[1])  # type: ignore[call-overload]
     if kind == "l":
         src, local = key[1], key[2]
-        info = acc.sources[src]  # type: ignore[index]
+        info = acc.sources[src]  # type: ignore[call-overload]
         if local in info.local_to_global:
-            return info.local_to_global[local]  # type: ignore[index]
+            return info.local_to_global[local]
         hint = acc.hints.get(key)
         if hint is not None:
             return hint[1]
         offsets = {g - loc for loc, g in info.local_to_global.items()}
         if len(offsets) == 1:  # one node's console: global = node offset + local, as for the ranks seen with both
-            return local + offsets.pop()  # type: ignore[operator]
+            return local + offsets.pop()
         return local if not info.prefix_ranks else None  # type: ignore[return-value]
     if kind == "p":
         hint = acc.hints.get(key[:3])
-        return hint[1] if hint is not None else src_rank.get(key[3])  # type: ignore[arg-type]
+        return hint[1] if hint is not None else src_rank.get(key[3])  # type: ignore[call-overload]
     if kind == "q":
-        return src_rank.get(key[1], key[2])  # type: ignore[arg-type, return-value]
+        return src_rank.get(key[1], key[2])  # type: ignore[call-overload]
     if kind == "x":  # torchrun's "failed (exitcode: …) local_rank: L (pid: P)"
         src, local, pid = key[1], key[2], key[3]
         if pid in pid_rank:
-            return pid_rank[pid]  # type: ignore[index]
-        return acc.sources[src].local_to_global.get(local)  # type: ignore[index, arg-type]
+            return pid_rank[pid]
+        return acc.sources[src].local_to_global.get(local)  # type: ignore[call-overload]
     return None
 
 
