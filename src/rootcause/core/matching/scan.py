@@ -44,9 +44,9 @@ CHUNK_LIMIT = 4 << 20
 SMALL_INPUT = 1 << 20  # a paste, not a program's log: the wrap repair, the cut-paste pass and typed punctuation
 # What a person's copy or keyboard puts where a program printed an ASCII space, colon or quote: a no-break space (a
 # web page's rendering), an ideographic space and a full-width colon (a Chinese input method), curly quotes (an
-# editor's or an issue title's: ``cannot import name ‘X’ from ‘torch._C’``, pytorch#88166). Python programs' logs do
-# not hold them, so only a small input is looked at; the canon's four patterns that name a curly quote accept the
-# straight one too.
+# editor's or an issue title's: ``cannot import name ‘X’ from ‘torch._C’``, pytorch#88166). A program's log seldom
+# holds them, so only a small input is looked at; GCC's messages do quote with curly quotes, and the canon's patterns
+# that name one accept the straight quote too.
 _TYPED_PUNCTUATION = (
     (b"\xc2\xa0", b" "),
     (b"\xe3\x80\x80", b" "),
