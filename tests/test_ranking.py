@@ -508,3 +508,19 @@ def test_a_wrapper_ranks_below_a_cause_of_any_tier() -> None:
     assert [f.id for f in d.findings] == ["t/import-family", "t/child-failed", "t/launcher-failed"]
     alone = diagnose_text("CalledProcessError: Command\n", index_of(family, generic_wrapper))
     assert [f.id for f in alone.findings] == ["t/launcher-failed"] and alone.matched, "a wrapper alone still answers"
+
+
+def test_nccls_own_cause_after_last_error_ranks_before_torchs_error_code_entry(canon_index) -> None:
+    """torch's NCCL error-code entries are generic (a class of failures): the cause NCCL printed after `Last error:`
+    names the failure (pytorch#115810's shape)."""
+    log = "\n".join(
+        [
+            "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/NCCLUtils.hpp:121, "
+            "internal error - please report this issue to the NCCL developers, NCCL version 2.18.1",
+            "ncclInternalError: Internal check failed.",
+            "Last error:",
+            "Bootstrap : no socket interface found",
+        ]
+    )
+    ids = [f.id for f in diagnose_text(log + "\n", canon_index).findings]
+    assert ids[:2] == ["nccl/bootstrap-no-socket-interface", "pytorch/nccl-internal-error"], ids
