@@ -83,17 +83,18 @@ def grounded_first(ordered: Sequence[G]) -> list[G]:
     """An AI-generated entry never ranks above a grounded entry it is linked to: it moves just below the last one."""
     out = list(ordered)
     for group in ordered:
-        if group.entry.verification is not Verification.AI_GENERATED:
-            continue
-        here = out.index(group)
-        below = [
-            i
-            for i, g in enumerate(out)
-            if i > here and g.entry.verification is not Verification.AI_GENERATED and linked(group.entry, g.entry)
-        ]
-        if below:
-            out.insert(below[-1], out.pop(here))
+        if group.entry.verification is Verification.AI_GENERATED:
+            grounded = (g for g in ordered if g.entry.verification is not Verification.AI_GENERATED)
+            _below_the_last(out, group, {id(g) for g in grounded if linked(group.entry, g.entry)})
     return out
+
+
+def _below_the_last(out: list[G], group: G, rivals: set[int]) -> None:
+    """Move ``group`` just below the last of its ``rivals`` (ids of findings) that ranks after it, in place."""
+    here = out.index(group)
+    below = [i for i, g in enumerate(out) if i > here and id(g) in rivals]
+    if below:
+        out.insert(below[-1], out.pop(here))
 
 
 def tier(entry: Entry) -> int:
@@ -137,15 +138,8 @@ def patterns_first_on_their_lines(ordered: Sequence[C]) -> list[C]:
                 found_on.setdefault((src, hit.line), []).append(id(g))
     out = list(ordered)
     for group in ordered:
-        if _exact(group):
-            continue
-        rivals = {g for src, hit in group.hits for g in found_on.get((src, hit.line), ())}
-        if not rivals:
-            continue
-        here = out.index(group)
-        below = [i for i, g in enumerate(out) if i > here and id(g) in rivals]
-        if below:
-            out.insert(below[-1], out.pop(here))
+        if not _exact(group):
+            _below_the_last(out, group, {g for src, hit in group.hits for g in found_on.get((src, hit.line), ())})
     return out
 
 
