@@ -365,6 +365,29 @@ def test_a_head_of_an_errno_message_is_not_cut() -> None:
     assert truncated(r"CUDA error: operation not permitted when stream is capturing") is not None, "a stack's own head"
 
 
+def test_a_head_of_one_identifier_is_not_stable(index) -> None:
+    """A status name (``CUBLAS_STATUS_ALLOC_FAILED``) is printed by every caller of the library in its own message:
+    a head needs a second run of text, so TensorFlow's cuBLAS lines (tensorflow#7072, Mask-RCNN-series#7) are not
+    torch's ``CUBLAS_STATUS_ALLOC_FAILED when calling `cublasCreate(handle)``` cut short."""
+    import re2
+
+    from rootcause.core.matching.heads import truncated
+
+    cut = truncated(r"CUBLAS_STATUS_ALLOC_FAILED when calling `?(?P<call>cublas\w+)")
+    assert cut is not None
+    assert not re2.search(cut, "failed to create cublas handle: CUBLAS_STATUS_ALLOC_FAILED")
+    assert re2.search(cut, "CUBLAS_STATUS_ALLOC_FAILED when call")
+    assert truncated(r"CUDA_ERROR_MISALIGNED_ADDRESS") is None
+    for line in (
+        "E tensorflow/stream_executor/cuda/cuda_blas.cc:226] failed to create cublas handle: CUBLAS_STATUS_ALLOC_FAILED",
+        "Failed to create cublas handle - CUBLAS_STATUS_ALLOC_FAILED",
+    ):
+        assert _ids(line, index) == [], line
+    assert _ids("RuntimeError: CUDA error: CUBLAS_STATUS_ALLOC_FAILED when calling `cublasCreate(handle)`", index)[
+        :1
+    ] == ["cuda/cublas-status-alloc-failed"]
+
+
 def test_a_head_holds_words_after_its_last_parameter() -> None:
     """``Load model from X failed:`` is every load failure; what follows the parameter tells them apart."""
     import re2

@@ -24,6 +24,9 @@ from rootcause.core.model import Entry
 
 MIN_HEAD = 20
 MIN_WORDS = 3
+# a head spans two runs of text at least: one identifier (``CUBLAS_STATUS_ALLOC_FAILED``, an error code every caller of
+# the library prints in its own message) says which status, not whose message it is
+MIN_TOKENS = 2
 MIN_AFTER_PARAM = 10  # literal characters a head holds after its last parameter: the words that tell messages apart
 MAX_OBJECT_GAP = 16  # how far after a head the name of what the message is about may start and still join it
 MAX_HEAD_PARAMS = 2  # parameters (classes, groups) before the head is long enough: more, and it is not stable
@@ -153,12 +156,14 @@ def cut_form(regex: str, shared: Shared | None = None) -> tuple[str, str] | None
         return None
     skip = _exception_name_length(parts)
     head_end, chars, params, words, in_word, since_param = None, 0, 0, 0, False, 0
+    tokens, in_token = 0, False  # runs of text between spaces: CUBLAS_STATUS_ALLOC_FAILED is one
     for k, atom in enumerate(parts):
         if k < skip:
             continue
         lit = literal_char(atom)
         if not lit:
             params, in_word, since_param = params + 1, False, 0
+            tokens, in_token = tokens + (not in_token), True
             if params > MAX_HEAD_PARAMS:
                 return None
             continue
@@ -167,7 +172,14 @@ def cut_form(regex: str, shared: Shared | None = None) -> tuple[str, str] | None
         inside = not lit.isspace() and lit != "_"  # CUDNN_STATUS_INTERNAL_ERROR is four words
         words += inside and not in_word
         in_word = inside
-        if chars >= MIN_HEAD and words >= MIN_WORDS and (not params or since_param >= MIN_AFTER_PARAM):
+        tokens += not lit.isspace() and not in_token
+        in_token = not lit.isspace()
+        if (
+            chars >= MIN_HEAD
+            and words >= MIN_WORDS
+            and tokens >= MIN_TOKENS
+            and (not params or since_param >= MIN_AFTER_PARAM)
+        ):
             head_end = k + 1
             break
     if head_end is None:
