@@ -248,7 +248,11 @@ def engine(atlas_file: str | None = None) -> Callable[[str], Answer]:
     def answer(paste: str) -> Answer:
         sources = [SourceInput("<paste>", iter_text_chunks(paste))]
         extra = {"atlas": atlas} if atlas else {}
-        d = diagnose_sources(sources, index, **extra, names=names) if names else diagnose_sources(sources, index, **extra)
+        d = (
+            diagnose_sources(sources, index, **extra, names=names)
+            if names
+            else diagnose_sources(sources, index, **extra)
+        )
         claims = [f for f in d.findings if f.matched_by in CLAIMING and not index.entries[f.id].catch_all]
         if not d.matched:
             claims = []  # the engine says no known error matched (a wrapper around an unknown error)

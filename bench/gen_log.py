@@ -26,8 +26,14 @@ NOISE = [
     (6, "Evaluating: {pct}%|{bar}| {n}/500"),
     (4, "I1202 13:{mm}:{ss}.{us} {pid} torch/distributed/elastic/agent/server/api.py:{line}] [default] heartbeat ok"),
     (3, "node-{h}:{pid}:{pid} [{lr}] NCCL INFO Channel {c:02d}/0 : {r} -> {r2} via P2P/IPC"),
-    (2, "/usr/lib/python3.11/site-packages/torch/utils/data/dataloader.py:558: UserWarning: This DataLoader will create {w} worker processes in total."),
-    (1, "[rank{r}]:[W1202 13:{mm}:{ss}.{ns} ProcessGroupNCCL.cpp:{line}] Warning: TORCH_NCCL_AVOID_RECORD_STREAMS is the default now"),
+    (
+        2,
+        "/usr/lib/python3.11/site-packages/torch/utils/data/dataloader.py:558: UserWarning: This DataLoader will create {w} worker processes in total.",
+    ),
+    (
+        1,
+        "[rank{r}]:[W1202 13:{mm}:{ss}.{ns} ProcessGroupNCCL.cpp:{line}] Warning: TORCH_NCCL_AVOID_RECORD_STREAMS is the default now",
+    ),
     (1, "WARNING: retrying connection to metrics server (attempt {w}/5): timed out after 5s"),
 ]
 # printed once per rank at start-up (NCCL_DEBUG=INFO)
@@ -39,12 +45,29 @@ HEADER = [
 
 def _fill(tpl: str, rng: random.Random) -> str:
     return tpl.format(
-        r=rng.randrange(64), r2=rng.randrange(64), lr=rng.randrange(8), n=rng.randrange(100000),
-        f=rng.random() * 4, g=rng.random() * 10, t=rng.randrange(10**6), pct=rng.randrange(100),
-        bar="#" * rng.randrange(10) + " " * 3, mm=rng.randrange(60), ss=rng.randrange(60), mm2=rng.randrange(60),
-        it=rng.random() * 9, w=rng.randrange(16), h=rng.randrange(128), pid=rng.randrange(1, 99999),
-        c=rng.randrange(32), hex=rng.getrandbits(48), line=rng.randrange(3000), ns=rng.randrange(10**9),
-        us=rng.randrange(10**6), ms=rng.randrange(1000), e=rng.random() * 3,
+        r=rng.randrange(64),
+        r2=rng.randrange(64),
+        lr=rng.randrange(8),
+        n=rng.randrange(100000),
+        f=rng.random() * 4,
+        g=rng.random() * 10,
+        t=rng.randrange(10**6),
+        pct=rng.randrange(100),
+        bar="#" * rng.randrange(10) + " " * 3,
+        mm=rng.randrange(60),
+        ss=rng.randrange(60),
+        mm2=rng.randrange(60),
+        it=rng.random() * 9,
+        w=rng.randrange(16),
+        h=rng.randrange(128),
+        pid=rng.randrange(1, 99999),
+        c=rng.randrange(32),
+        hex=rng.getrandbits(48),
+        line=rng.randrange(3000),
+        ns=rng.randrange(10**9),
+        us=rng.randrange(10**6),
+        ms=rng.randrange(1000),
+        e=rng.random() * 3,
     )
 
 
@@ -59,7 +82,9 @@ def main() -> None:
     ap.add_argument("--size-mb", type=int, default=1024)
     ap.add_argument("--errors", type=int, default=50, help="known errors to bury")
     ap.add_argument("--seed", type=int, default=7)
-    ap.add_argument("--error-ranks", type=int, default=1, help="ranks the buried errors come from (>1: a multi-rank log)")
+    ap.add_argument(
+        "--error-ranks", type=int, default=1, help="ranks the buried errors come from (>1: a multi-rank log)"
+    )
     args = ap.parse_args()
     rng = random.Random(args.seed)
     examples = [(e.id, ex.text) for e in load_entries() if not e.generic for ex in e.examples if "\n" not in ex.text]

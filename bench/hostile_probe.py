@@ -135,21 +135,41 @@ def probe(url: str, tmp: Path) -> list[dict[str, Any]]:
     rows.append(row(f"B6 100 .gz parts of {len(bomb) // 1024} KiB, 7 MiB each unpacked", url, post(url, files=files)))
     tiny = [("file", (f"r{n}.log", b"x\n", "text/plain")) for n in range(20_000)]
     rows.append(row("B6 20,000 tiny parts", url, post(url, files=tiny)))
-    rows.append(row("B4 JSON nested 100,000 deep", url, post(url, content=b"[" * 100_000 + b"]" * 100_000,
-                                                             headers={"content-type": "application/json"})))
+    rows.append(
+        row(
+            "B4 JSON nested 100,000 deep",
+            url,
+            post(url, content=b"[" * 100_000 + b"]" * 100_000, headers={"content-type": "application/json"}),
+        )
+    )
     number = b'{"text": "x", "n": ' + b"7" * 5000 + b"}"
-    rows.append(row("B4 a 5,000-digit number", url, post(url, content=number, headers={"content-type": "application/json"})))
+    rows.append(
+        row("B4 a 5,000-digit number", url, post(url, content=number, headers={"content-type": "application/json"}))
+    )
     dots = [("file", ("..", SEED_SIGNATURE.encode(), "text/plain")), ("file", ("..", b"x\n", "text/plain"))]
     rows.append(row("B4 two files named ..", url, post(url, files=dots)))
     for path in ("/search", "/errors", "/categories/x", "/api/v1/entries/"):
-        rows.append(row(f"B13 Host: evil.example {path}", url, lambda p=path: httpx.get(
-            f"{url}{p}", headers={"host": "evil.example"}, follow_redirects=False, timeout=60)))
+        rows.append(
+            row(
+                f"B13 Host: evil.example {path}",
+                url,
+                lambda p=path: httpx.get(
+                    f"{url}{p}", headers={"host": "evil.example"}, follow_redirects=False, timeout=60
+                ),
+            )
+        )
     big_json = b'{"text": "' + b"a" * (32 * MiB - 20) + b'"}'
 
     def sixteen() -> httpx.Response:
         results: list[httpx.Response] = []
-        threads = [threading.Thread(target=lambda: results.append(post(url, content=big_json, headers={
-            "content-type": "application/json"})())) for _ in range(16)]
+        threads = [
+            threading.Thread(
+                target=lambda: results.append(
+                    post(url, content=big_json, headers={"content-type": "application/json"})()
+                )
+            )
+            for _ in range(16)
+        ]
         for th in threads:
             th.start()
         for th in threads:
@@ -157,7 +177,13 @@ def probe(url: str, tmp: Path) -> list[dict[str, Any]]:
         return results[-1]
 
     rows.append(row("minor 16 x 32 MiB JSON bodies", url, sixteen))
-    rows.append(row("minor a 60 KiB URL", url, lambda: httpx.get(f"{url}/api/v1/search", params={"q": "a" * (60 << 10)}, timeout=60)))
+    rows.append(
+        row(
+            "minor a 60 KiB URL",
+            url,
+            lambda: httpx.get(f"{url}/api/v1/search", params={"q": "a" * (60 << 10)}, timeout=60),
+        )
+    )
     rows.append(row("B12 1,100 slow-loris connections, 15 s", url, lambda: slow_loris(url, 1100, 15)))
     return rows
 
@@ -171,35 +197,58 @@ def cli_probe(tmp: Path) -> list[dict[str, Any]]:
     with open("/dev/zero", "rb") as zero:
         r = subprocess.run([*cli, "diagnose"], stdin=zero, capture_output=True, env=env, timeout=300)
     left = sum(p.stat().st_size for p in tmp.glob("rootcause-stdin-*"))
-    rows.append({"input": "B10 rootcause diagnose </dev/zero (limit 256 MiB)", "exit": r.returncode,
-                 "stderr_lines": len(r.stderr.splitlines()), "left_in_tmp_bytes": left,
-                 "seconds": round(time.perf_counter() - t0, 2)})
-    proc = subprocess.Popen([*cli, "diagnose"], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, env=env)
+    rows.append(
+        {
+            "input": "B10 rootcause diagnose </dev/zero (limit 256 MiB)",
+            "exit": r.returncode,
+            "stderr_lines": len(r.stderr.splitlines()),
+            "left_in_tmp_bytes": left,
+            "seconds": round(time.perf_counter() - t0, 2),
+        }
+    )
+    proc = subprocess.Popen(
+        [*cli, "diagnose"], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env
+    )
     assert proc.stdin is not None
     for _ in range(64):
         proc.stdin.write(b"x" * MiB)
     proc.terminate()
     proc.wait(timeout=60)
     proc.stdin.close()
-    rows.append({"input": "B10 SIGTERM while spooling 64 MiB", "exit": proc.returncode,
-                 "left_in_tmp_bytes": sum(p.stat().st_size for p in tmp.glob("rootcause-stdin-*"))})
+    rows.append(
+        {
+            "input": "B10 SIGTERM while spooling 64 MiB",
+            "exit": proc.returncode,
+            "left_in_tmp_bytes": sum(p.stat().st_size for p in tmp.glob("rootcause-stdin-*")),
+        }
+    )
     seed = (ROOT / "src" / "rootcause" / "canon" / f"{SEED_ID}.yaml").read_text(encoding="utf-8")
     laughs = "extra:\n  l0: &l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]\n" + "".join(
-        f"  l{n}: &l{n} [{', '.join([f'*l{n - 1}'] * 10)}]\n" for n in range(1, 11))
-    cases = {"B7 billion laughs (10 levels)": seed + laughs,
-             "B8 category ../../escape": seed.replace("category: network_error", "category: ../../escape"),
-             "B8 category of 65 characters": seed.replace("category: network_error", "category: " + "c" * 65)}
+        f"  l{n}: &l{n} [{', '.join([f'*l{n - 1}'] * 10)}]\n" for n in range(1, 11)
+    )
+    cases = {
+        "B7 billion laughs (10 levels)": seed + laughs,
+        "B8 category ../../escape": seed.replace("category: network_error", "category: ../../escape"),
+        "B8 category of 65 characters": seed.replace("category: network_error", "category: " + "c" * 65),
+    }
     for n, (name, text) in enumerate(cases.items()):
         canon = tmp / f"case{n}" / "canon"
         (canon / "pytorch").mkdir(parents=True)
         (canon / f"{SEED_ID}.yaml").write_text(text, encoding="utf-8")
         out = tmp / f"case{n}" / "site"
         t0 = time.perf_counter()
-        r = subprocess.run([*cli, "build-site", str(out), "--canon", str(canon)], capture_output=True, env=env,
-                           timeout=300, text=True)
-        rows.append({"input": f"{name}: build-site", "exit": r.returncode, "stderr_lines": len(r.stderr.splitlines()),
-                     "seconds": round(time.perf_counter() - t0, 2), "escaped": (tmp / "escape").exists()})
+        r = subprocess.run(
+            [*cli, "build-site", str(out), "--canon", str(canon)], capture_output=True, env=env, timeout=300, text=True
+        )
+        rows.append(
+            {
+                "input": f"{name}: build-site",
+                "exit": r.returncode,
+                "stderr_lines": len(r.stderr.splitlines()),
+                "seconds": round(time.perf_counter() - t0, 2),
+                "escaped": (tmp / "escape").exists(),
+            }
+        )
     from rootcause.adapters.mcp_server import LocalCanon, build_server
 
     async def mcp() -> int:
@@ -233,9 +282,12 @@ def main() -> None:
         tmp = Path(folder)
         db = schemas.new("probe") if schemas else f"sqlite:///{tmp}/probe.db"
         env = {k: v for k, v in os.environ.items() if not k.startswith("ROOTCAUSE_")}
-        env |= {"ROOTCAUSE_DATABASE_URL": db, "ROOTCAUSE_DATA_DIR": str(tmp),
-                "ROOTCAUSE_CACHE_DIR": os.environ.get("ROOTCAUSE_CACHE_DIR", str(tmp / "cache")),
-                "PYTHONPATH": str(ROOT / "src")}
+        env |= {
+            "ROOTCAUSE_DATABASE_URL": db,
+            "ROOTCAUSE_DATA_DIR": str(tmp),
+            "ROOTCAUSE_CACHE_DIR": os.environ.get("ROOTCAUSE_CACHE_DIR", str(tmp / "cache")),
+            "PYTHONPATH": str(ROOT / "src"),
+        }
         proc, url = launch_server(env, tmp / "server.log", via_cli=True)
         try:
             httpx.post(f"{url}/api/v1/diagnose", content=SEED_SIGNATURE, timeout=60)

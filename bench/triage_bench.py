@@ -1,4 +1,3 @@
-
 """Triage of many large rank logs: time and peak memory at 1/4, 1/2 and all of the input.
 
     python bench/triage_bench.py                      # 1,024 rank logs x 10 MB (10 GiB) in a temp dir

@@ -32,6 +32,7 @@ if [ ! -x .venv/bin/python ]; then python3 -m venv .venv; fi
 .venv/bin/python -m pip install -q -e '.[test,reproduce]'
 
 .venv/bin/ruff check src tests bench scripts corpus
+.venv/bin/ruff format --check  # formatted as ruff formats (pyproject.toml excludes the capture scripts)
 .venv/bin/mypy src/rootcause  # the types the code declares hold ([tool.mypy] in pyproject.toml)
 .venv/bin/rootcause lint
 # Every CPU reproducer, in parallel: the failing program must still be diagnosed as its entry

@@ -220,9 +220,11 @@ def test_a_long_id_is_refused() -> None:
 
 
 def test_a_bad_category_stops_serve_in_one_line_and_lint_names_it(tmp_path: Path) -> None:
-    write_entry(tmp_path / "canon", "pytorch/escape", seed_text().replace(SEED_ID, "pytorch/escape").replace(
-        "category: network_error", "category: " + "c" * 65
-    ))
+    write_entry(
+        tmp_path / "canon",
+        "pytorch/escape",
+        seed_text().replace(SEED_ID, "pytorch/escape").replace("category: network_error", "category: " + "c" * 65),
+    )
     code, lines = _serve_exit(tmp_path, tmp_path / "canon")
     assert code == 3 and len(lines) == 1 and "category" in lines[0] and "slug" in lines[0], lines
     lint = run_cli("lint", str(tmp_path / "canon"))

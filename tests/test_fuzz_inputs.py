@@ -144,7 +144,10 @@ def check_dump(data: bytes, name: str) -> None:
 
 
 @FUZZ
-@given(cut=st.integers(min_value=0, max_value=len(REAL_PICKLE)), flips=st.lists(st.tuples(st.integers(0, 10**6), st.integers(0, 255)), max_size=8))
+@given(
+    cut=st.integers(min_value=0, max_value=len(REAL_PICKLE)),
+    flips=st.lists(st.tuples(st.integers(0, 10**6), st.integers(0, 255)), max_size=8),
+)
 def test_mutated_real_pickle_dumps(cut: int, flips: list[tuple[int, int]]) -> None:
     data = bytearray(REAL_PICKLE[:cut] if cut else REAL_PICKLE)
     for at, byte in flips:

@@ -127,8 +127,16 @@ def test_a_multi_line_pattern_held_by_its_last_line_is_found_across_framing_and_
     [
         (r"plain required literal (?P<n>\d+)", ("plain required literal ",), False),
         (r"(?i)Failed to load PyTorch C extensions", ("Failed to load PyTorch C extensions",), True),
-        (r"rendezvous\.api\.RendezvousTimeoutError|RendezvousTimeoutError: ", ("rendezvous.api.RendezvousTimeoutError", "RendezvousTimeoutError: "), False),
-        (r"(?:Worker \w+ pid (?P<pid>\d+) died, exit code: -6|worker died \(-6\))(?:\D|$)", (" died, exit code: -6", "worker died (-6)"), False),
+        (
+            r"rendezvous\.api\.RendezvousTimeoutError|RendezvousTimeoutError: ",
+            ("rendezvous.api.RendezvousTimeoutError", "RendezvousTimeoutError: "),
+            False,
+        ),
+        (
+            r"(?:Worker \w+ pid (?P<pid>\d+) died, exit code: -6|worker died \(-6\))(?:\D|$)",
+            (" died, exit code: -6", "worker died (-6)"),
+            False,
+        ),
         (r"NCCL aborted on rank (?P<rank>\d+).*(?i:allreduce)", ("NCCL aborted on rank ",), False),  # a scoped flag
         (r"(?:zsh: |\d+ +)(?P<signal>segmentation fault|bus error)", ("segmentation fault", "bus error"), False),
         (r"(?:short|segmentation fault)", (), False),  # one alternative too short: no cover
@@ -150,7 +158,9 @@ def test_a_pattern_held_by_several_literals_or_caseless_is_found_by_each() -> No
         r"(?:DemoWorker \w+ pid (?P<pid>\d+) died, exit code: -6|demo worker died \(-6\))",
         "DemoWorker a pid 12 died, exit code: -6",
     )
-    folded = make_entry("pytorch/demo-folded", r"(?i)failed to load demo c extensions", "Failed to load demo C extensions")
+    folded = make_entry(
+        "pytorch/demo-folded", r"(?i)failed to load demo c extensions", "Failed to load demo C extensions"
+    )
     index = CompiledIndex([alternation, folded], literal_above=0)
     assert sorted(index._by_literal) == [0, 1]
     held = literal_hold(folded.patterns[0].regex, 1, 8)

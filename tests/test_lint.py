@@ -41,7 +41,9 @@ SEED_PATTERN = "- regex: NCCL communicator was aborted on rank (?P<rank>\\d+)\\.
 CASES = {
     "RC001": {"verification: ai_generated": "verification: trusted"},
     "RC101": {SEED_PATTERN: "- regex: (?=lookahead)NCCL"},
-    "RC111": {"- regex: NCCL communicator was aborted on rank (?P<rank>": "- regex: NCCL communicator was aborted on[ \u2009]rank (?P<rank>"},  # a thin space inside a class
+    "RC111": {
+        "- regex: NCCL communicator was aborted on rank (?P<rank>": "- regex: NCCL communicator was aborted on[ \u2009]rank (?P<rank>"
+    },  # a thin space inside a class
     "RC102": {SEED_PATTERN: "- regex: this matches nothing real\n  window: 1"},
     # a top-level alternation has no stable head: "...aborted on rank 2." alone matches nothing of the entry
     "RC109": {
@@ -170,8 +172,10 @@ def test_generations_must_name_existing_examples(tmp_path: Path) -> None:
         "  bounds_source: unchecked\n  examples:\n  - 9\nhardware:"
     )
     text = entry_text()
-    text = text.replace("hardware:", generations, 1) if "hardware:" in text else text.replace(
-        "root_cause:", generations.replace("hardware:", "root_cause:"), 1
+    text = (
+        text.replace("hardware:", generations, 1)
+        if "hardware:" in text
+        else text.replace("root_cause:", generations.replace("hardware:", "root_cause:"), 1)
     )
     found = lint_folder(tmp_path, {GOOD_ID: text})
     assert any("generations.0.examples names example 9" in f["message"] for f in found["RC001"]), found
@@ -188,7 +192,9 @@ def test_rc302_same_as_is_an_honest_duplicate(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("twin_verification", "code"), [("ai_generated", "RC402"), ("community", "RC403")])
-def test_rc402_a_workaround_that_a_same_as_entry_calls_a_dead_end(tmp_path: Path, twin_verification: str, code: str) -> None:
+def test_rc402_a_workaround_that_a_same_as_entry_calls_a_dead_end(
+    tmp_path: Path, twin_verification: str, code: str
+) -> None:
     """The good entry recommends NCCL_IB_TIMEOUT; its same-as twin lists raising it as a dead end. Between two
     AI-generated entries that is an error; against a grounded twin it is the documented exemption (a warning)."""
     relate = {

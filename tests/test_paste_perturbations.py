@@ -99,7 +99,11 @@ def test_torchrun_closing_its_other_workers_is_a_notice_under_the_child_failure(
 
 def test_pattern_objects() -> None:
     assert pattern_objects("No such file or directory: 'cmake'") == {"cmake"}
-    assert pattern_objects(r"found for (?P<package>torch(?:vision|audio)?)\b") == {"torch$", "torchvision$", "torchaudio$"}
+    assert pattern_objects(r"found for (?P<package>torch(?:vision|audio)?)\b") == {
+        "torch$",
+        "torchvision$",
+        "torchaudio$",
+    }
     assert pattern_objects(r"from '(?P<package>(?:peft|trl))'") == {"peft$", "trl$"}
     assert pattern_objects(r"named '(?P<module>nemo\w*)'") == {"nemo"}  # any name it starts
     assert pattern_objects(r"CUDA error: (?P<message>[a-z][\w ]*)") == frozenset()

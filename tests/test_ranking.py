@@ -125,7 +125,7 @@ def test_a_notice_beside_a_build_tools_error_line_is_no_known_error() -> None:
     for line in (
         "ninja: error: 'E:/PyCharmProjects/xformers/third_party/flash-attention/csrc/flash_attn/src/fmha_fwd.cu'",
         "error: command 'C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v11.8\\bin\\nvcc.exe' failed",
-        "csrc/kernel.cu(42): error: identifier \"__hfma2\" is undefined",
+        'csrc/kernel.cu(42): error: identifier "__hfma2" is undefined',
     ):
         d = diagnose_text(NOTICE_LINE + "\n" + line + "\n", index)
         assert [f.id for f in d.findings] == ["t/notice"] and not d.matched, line
@@ -144,7 +144,9 @@ def test_a_notice_ranks_after_a_family_cause() -> None:
         generic=True,
         family=True,
     )
-    d = diagnose_text(NOTICE_LINE + "\nAttributeError: module 'demo_pkg' has no attribute 'fit'\n", index_of(NOTICE, family))
+    d = diagnose_text(
+        NOTICE_LINE + "\nAttributeError: module 'demo_pkg' has no attribute 'fit'\n", index_of(NOTICE, family)
+    )
     assert [f.id for f in d.findings] == ["t/family", "t/notice"] and d.matched
 
 
@@ -206,10 +208,22 @@ RAY_TASK = make_entry("t/ray-task", r"RayTaskError(?:\((?P<exc>\w+)\))?", "x", r
     ("wrapper", "lines", "cause"),
     [
         # the task's own exception printed without a traceback (Ray_Tutorial#7 shape)
-        (RAY_TASK, "ray.exceptions.RayTaskError(ZeroDivisionError): ray::compute() (pid=42)\nZeroDivisionError: division by zero\n", "division by zero"),
+        (
+            RAY_TASK,
+            "ray.exceptions.RayTaskError(ZeroDivisionError): ray::compute() (pid=42)\nZeroDivisionError: division by zero\n",
+            "division by zero",
+        ),
         # pip's reason for stopping above its build summary (pyg#1505 shape)
-        (WHEEL, "ERROR: Could not find a version that satisfies the requirement torch-scatter==2.0.9 (from versions: none)\nERROR: Failed building wheel for torch-scatter\n", "Could not find a version"),
-        (WHEEL, "  Running setup.py install\n    ModuleNotFoundError: No module named 'pkgconfig'\n  ERROR: Failed building wheel for x\n", "pkgconfig"),
+        (
+            WHEEL,
+            "ERROR: Could not find a version that satisfies the requirement torch-scatter==2.0.9 (from versions: none)\nERROR: Failed building wheel for torch-scatter\n",
+            "Could not find a version",
+        ),
+        (
+            WHEEL,
+            "  Running setup.py install\n    ModuleNotFoundError: No module named 'pkgconfig'\n  ERROR: Failed building wheel for x\n",
+            "pkgconfig",
+        ),
         # argparse's exit line in a worker's output (pytorch/serve#1234)
         (
             make_entry("t/worker-died", r"Backend worker process died", "x", role="wrapper"),

@@ -412,7 +412,9 @@ def test_a_family_is_no_rival_of_its_members_on_a_cut_line(index) -> None:
     """Cut before the words of any member, the line is still the family's; cut where the family and one member
     still agree, the member answers."""
     family, member = "huggingface/ml-package-cannot-import-name", "huggingface/ml-package-import-unknown-location"
-    assert _ids("ImportError: cannot import name 'MODEL_TYPE_TO_PEFT_MODEL_MAPPING' from 'peft.m", index)[:1] == [family]
+    assert _ids("ImportError: cannot import name 'MODEL_TYPE_TO_PEFT_MODEL_MAPPING' from 'peft.m", index)[:1] == [
+        family
+    ]
     assert _ids("ImportError: cannot import name 'LoraConfig' from 'peft' (unkno", index)[:1] == [member]
     assert _ids("RuntimeError: cuDNN error: CUDNN_STATUS_", index) == [], "two members still agree: neither"
 

@@ -23,7 +23,12 @@ WITH_HISTORY = SEED.model_copy(
                 bounds_source=SOURCED,
                 examples=[1],
             ),
-            Generation(wording="Watchdog caught collective operation timeout", versions="torch>=2.2", bounds_source="unchecked", examples=[0]),
+            Generation(
+                wording="Watchdog caught collective operation timeout",
+                versions="torch>=2.2",
+                bounds_source="unchecked",
+                examples=[0],
+            ),
         ],
         "versions": [VersionRange(requirement="torch>=1.10", bounds_source="unchecked"), *SEED.versions[1:]],
     }

@@ -135,7 +135,9 @@ def test_ai_generated_page_sends_the_first_screen_to_the_reviewed_entry(seed, la
     """The seed is AI-generated: its 'what to do first' block links the reviewed same-as entries and does
     not promote its own unverified advice (NCCL_IB_TIMEOUT), which stays in the golden detail below."""
     html = render_html(seed, lang)
-    first = html[html.index('<aside class="first-fix"') : html.index("</aside>", html.index('<aside class="first-fix"'))]
+    first = html[
+        html.index('<aside class="first-fix"') : html.index("</aside>", html.index('<aside class="first-fix"'))
+    ]
     same_as = [r.id for r in seed.related if r.type.value == "same-as"]
     assert same_as and all(f"<code>{i}</code>" in first for i in same_as)
     assert "NCCL_IB_TIMEOUT" not in first
@@ -145,6 +147,8 @@ def test_ai_generated_page_sends_the_first_screen_to_the_reviewed_entry(seed, la
 def test_grounded_page_leads_with_its_best_supported_workaround() -> None:
     entry = next(e for e in load_entries() if e.id == "cuda/oom-caching-allocator")
     html = render_html(entry)
-    first = html[html.index('<aside class="first-fix"') : html.index("</aside>", html.index('<aside class="first-fix"'))]
+    first = html[
+        html.index('<aside class="first-fix"') : html.index("</aside>", html.index('<aside class="first-fix"'))
+    ]
     best = max(entry.workarounds, key=lambda w: w.success_rate.value)
     assert best.action.split(":")[0] in first and "<pre><code>" in first

@@ -234,7 +234,10 @@ def test_record_stores_reproducer_runs_apart_from_field_reports(tmp_path: Path) 
     from rootcause.adapters.reproducers import reproducer_views
     from rootcause.adapters.store import open_store
 
-    spec = {**BASE_SPEC, "fixed": [{"workaround": 0, "args": ["workaround-0"]}, {"dead_end": 0, "args": ["broken-fix"]}]}
+    spec = {
+        **BASE_SPEC,
+        "fixed": [{"workaround": 0, "args": ["workaround-0"]}, {"dead_end": 0, "args": ["broken-fix"]}],
+    }
     canon = make_canon(tmp_path, spec)
     url = f"sqlite:///{tmp_path / 'rc.db'}"
     for _ in range(2):
@@ -267,7 +270,9 @@ def test_an_older_database_gains_the_source_column(tmp_path: Path) -> None:
         " kind VARCHAR(16) NOT NULL, item_index INTEGER NOT NULL, action TEXT NOT NULL, result VARCHAR(16) NOT NULL,"
         " versions TEXT NOT NULL, note TEXT, token_id INTEGER NOT NULL, created_at DATETIME NOT NULL)"
     )
-    con.execute("INSERT INTO rc_outcomes VALUES (1, 'u1', 'a/b', 'workaround', 0, 'x', 'worked', '{}', NULL, 1, '2026-01-01 00:00:00')")
+    con.execute(
+        "INSERT INTO rc_outcomes VALUES (1, 'u1', 'a/b', 'workaround', 0, 'x', 'worked', '{}', NULL, 1, '2026-01-01 00:00:00')"
+    )
     con.commit()
     con.close()
     store = open_store(f"sqlite:///{db}")

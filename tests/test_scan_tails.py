@@ -11,7 +11,9 @@ from rootcause.core.normalize import strip_framing
 def test_a_tail_keeps_the_flags_and_needs_a_literal() -> None:
     regex = r"(?i)(?:\bpython\b|import torch)[^\n]*\n(?:[^\n]*\n){0,10}?[^\n]*?\bSegmentation fault \(core dumped\)"
     assert scan_tail(regex) == r"(?i)(?:[^\n]*\n){0,10}?[^\n]*?\bSegmentation fault \(core dumped\)"
-    assert scan_tail(r"Couldn't cast array of type\n\S.*\nto(?:\n|$)") == r"Couldn't cast array of type\n\S.*\nto(?:\n|$)"
+    assert (
+        scan_tail(r"Couldn't cast array of type\n\S.*\nto(?:\n|$)") == r"Couldn't cast array of type\n\S.*\nto(?:\n|$)"
+    )
     assert scan_tail(r"Traceback \(most recent call last\):\n(?:.*\n)*?RuntimeError: CUDA error") == (
         r"(?:.*\n)*?RuntimeError: CUDA error"
     )

@@ -107,9 +107,7 @@ def test_the_mounted_endpoint_answers_tool_calls(service: Service) -> None:
                 bad = await client.call_tool("get_entry", {"id": "nope/nope"})
                 assert bad.is_error and "no entry with id 'nope/nope'" in text_of(bad)
                 # without a token, the endpoint says how to send one
-                anonymous = await client.call_tool(
-                    "report_outcome", {"id": SEED_ID, "index": 0, "result": "worked"}
-                )
+                anonymous = await client.call_tool("report_outcome", {"id": SEED_ID, "index": 0, "result": "worked"})
                 assert anonymous.is_error and "Authorization: Bearer" in text_of(anonymous)
                 # a large log goes through (the service's upload limit, not the SDK's 4 MiB), then is cut
                 huge = SEED_ERROR + "\n" + "step 1: loss=0.5\n" * 300_000

@@ -257,7 +257,9 @@ def test_tools_and_resources_are_listed_and_read(mcp: SyncClient) -> None:
     assert tools["get_entry"].input_schema["properties"]["lang"]["enum"] == ["en", "zh"]
     # one vocabulary with the REST API (kind, index, result); the former names stay accepted
     assert set(tools["report_outcome"].input_schema["required"]) == {"id"}
-    assert {"kind", "index", "result", "workaround", "outcome"} <= set(tools["report_outcome"].input_schema["properties"])
+    assert {"kind", "index", "result", "workaround", "outcome"} <= set(
+        tools["report_outcome"].input_schema["properties"]
+    )
     assert "ctx" not in tools["report_outcome"].input_schema["properties"]
     assert tools["search"].annotations and tools["search"].annotations.read_only_hint
     assert tools["report_outcome"].annotations and not tools["report_outcome"].annotations.read_only_hint

@@ -84,7 +84,9 @@ def test_hostile_json_is_a_400(client: TestClient, body: bytes) -> None:
 
 def test_json_and_form_bodies_are_capped_before_parsing(client: TestClient) -> None:
     body = b'{"text": "' + b"a" * PARSED_BODY_MAX + b'"}'
-    assert_error(client.post("/api/v1/diagnose", content=body, headers={"content-type": "application/json"}), 413, "too_large")
+    assert_error(
+        client.post("/api/v1/diagnose", content=body, headers={"content-type": "application/json"}), 413, "too_large"
+    )
     form = b"text=" + b"a" * PARSED_BODY_MAX
     headers = {"content-type": "application/x-www-form-urlencoded"}
     assert_error(client.post("/api/v1/diagnose", content=form, headers=headers), 413, "too_large")

@@ -1,4 +1,3 @@
-
 """`rootcause triage` and the triage that `rootcause diagnose` attaches: formats, exit codes, the JSON shape."""
 
 from __future__ import annotations
@@ -45,7 +44,9 @@ def test_markdown_and_text() -> None:
 
 def test_undecided_exits_1(tmp_path: Path) -> None:
     log = tmp_path / "rank0.log"
-    log.write_text("[rank0]: RuntimeError: [/x/unbound_buffer.cc:78] Timed out waiting 5000ms for recv operation to complete\n")
+    log.write_text(
+        "[rank0]: RuntimeError: [/x/unbound_buffer.cc:78] Timed out waiting 5000ms for recv operation to complete\n"
+    )
     (tmp_path / "rank1.log").write_text(log.read_text().replace("rank0", "rank1"))
     done = run_cli("triage", "-f", "json", str(tmp_path))
     assert done.returncode == 1

@@ -1,4 +1,3 @@
-
 """The conclusion logic on small, hand-made multi-rank inputs (formats as in test_triage_extract)."""
 
 from __future__ import annotations
@@ -27,7 +26,10 @@ def init(host: str, r: int, n: int, dev: int) -> str:
 
 
 def test_straggler_from_sequence_numbers() -> None:
-    logs = {f"rank{r}.log": init("h1" if r < 2 else "h2", r, 4, r % 2) + timeout(r, 50) + status(r, 50, 50, 49) for r in (0, 1, 3)}
+    logs = {
+        f"rank{r}.log": init("h1" if r < 2 else "h2", r, 4, r % 2) + timeout(r, 50) + status(r, 50, 50, 49)
+        for r in (0, 1, 3)
+    }
     logs["rank2.log"] = init("h2", 2, 4, 0) + (
         "[rank2]:[E304 10:41:08.001 ProcessGroupNCCL.cpp:1595] [PG ID 0 PG GUID 0(default_pg) Rank 2] Received a dump "
         "signal due to a collective timeout from  rank 0 and we will try our best to dump the debug info. Last enqueued "
@@ -117,7 +119,9 @@ def test_network_peer_named_by_many() -> None:
 
 
 def test_undecided_without_sequence_numbers_says_what_to_enable() -> None:
-    gloo = "[rank{r}]: RuntimeError: [/x/unbound_buffer.cc:78] Timed out waiting 5000ms for recv operation to complete\n"
+    gloo = (
+        "[rank{r}]: RuntimeError: [/x/unbound_buffer.cc:78] Timed out waiting 5000ms for recv operation to complete\n"
+    )
     report = triage_texts({f"r{r}": gloo.format(r=r) for r in range(3)})
     c = report.conclusion
     assert c.kind == "undecided" and c.guilty_ranks == []

@@ -1,4 +1,3 @@
-
 """Line extractors, one format per PyTorch / NCCL generation.
 
 Gloo and torchrun lines are copied from real runs of torch 2.13 on this machine (tests/fixtures/real);
@@ -143,7 +142,9 @@ def test_desync_report_lines() -> None:
     lag = one("\t - To our best knowledge, ranks [5, 7] are the lagging ranks that caused this timeout. They never "
               "joined any collectives", x.Lagging)  # fmt: skip
     assert isinstance(lag, x.Lagging) and lag.ranks == [5, 7] and lag.how == "never-joined"
-    lag = one("\t     [0, 1, 2] finished collective #41207, but didn't join collective #41208 (count from 1)", x.Lagging)
+    lag = one(
+        "\t     [0, 1, 2] finished collective #41207, but didn't join collective #41208 (count from 1)", x.Lagging
+    )
     assert isinstance(lag, x.Lagging) and lag.how == "finished-not-joined" and lag.seq == 41207
     lag = one("\t   - [47] joined but didn't finish collective #41207 (count from 1)", x.Lagging)
     assert isinstance(lag, x.Lagging) and lag.ranks == [47]
@@ -252,7 +253,9 @@ def test_socket_and_async_warnings() -> None:
     assert isinstance(w, x.NcclWarn) and (w.category, w.peer) == ("socket", "node-17")
     w = one("h:1:2 [0] misc/socket.cc:60 NCCL WARN Net : Connection closed by remote peer 10.0.0.3<1234>", x.NcclWarn)
     assert isinstance(w, x.NcclWarn) and w.peer == "10.0.0.3"
-    w = one("h:1:2 [0] transport/net_ib.cc:99 NCCL WARN NET/IB : mlx5_3:1 Got async error event: port error", x.NcclWarn)
+    w = one(
+        "h:1:2 [0] transport/net_ib.cc:99 NCCL WARN NET/IB : mlx5_3:1 Got async error event: port error", x.NcclWarn
+    )
     assert isinstance(w, x.NcclWarn) and (w.category, w.hca) == ("ib", "mlx5_3")
     w = one("h:1:2 [0] enqueue.cc:10 NCCL WARN Cuda failure 'out of memory'", x.NcclWarn)
     assert isinstance(w, x.NcclWarn) and w.category == "cuda"

@@ -11,7 +11,9 @@ import pytest
 import yaml
 from triage_support import NCCL_FIXTURES, REAL_RANKS, triage_paths
 
-NCCL_CASES = sorted(p.name for p in NCCL_FIXTURES.iterdir() if (p / "expected.json").is_file() and (p / "logs").is_dir())
+NCCL_CASES = sorted(
+    p.name for p in NCCL_FIXTURES.iterdir() if (p / "expected.json").is_file() and (p / "logs").is_dir()
+)
 
 
 def test_there_are_four_nccl_cases() -> None:
