@@ -365,6 +365,27 @@ def test_a_head_of_an_errno_message_is_not_cut() -> None:
     assert truncated(r"CUDA error: operation not permitted when stream is capturing") is not None, "a stack's own head"
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("ModuleNotFoundError: No module named 'torchvision'", "packaging/ml-package-not-installed"),
+        ("ImportError: No module named 'tokenizers'", "packaging/ml-package-not-installed"),
+        (  # trl#6168, a dev case of the corpus
+            '  File ".../lib/python3.10/site-packages/trl/trainer/sft_trainer.py", line 401, in __init__\n'
+            "    super().__init__(\n"
+            "TypeError: Trainer.__init__() got an unexpected keyword argument 'tokenizer'",
+            "huggingface/ml-package-unexpected-keyword-argument",
+        ),
+    ],
+)
+def test_a_family_name_closed_by_its_quote_at_a_pastes_end_is_whole(index, text: str, expected: str) -> None:
+    """A paste's last line with no line break may be cut, and a family's name that is only the start of a specific
+    entry's (``'torchvision`` of ``'torchvision.transforms.functional_tensor'``) names neither; its closing quote
+    says the name is whole (prec4, famB and famA found these unanswered)."""
+    assert _ids(text, index)[:1] == [expected]
+    assert _ids(text[:-1], index)[:1] != [expected], "cut inside the name: it may be the specific entry's"
+
+
 def test_a_head_of_one_identifier_is_not_stable(index) -> None:
     """A status name (``CUBLAS_STATUS_ALLOC_FAILED``) is printed by every caller of the library in its own message:
     a head needs a second run of text, so TensorFlow's cuBLAS lines (tensorflow#7072, Mask-RCNN-series#7) are not

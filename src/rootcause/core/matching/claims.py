@@ -27,11 +27,16 @@ def cut_member(hit: Hit, index: CompiledIndex) -> bool:
     """Whether a family's hit on the last line of a paste with no final line break ends in one of its parameters,
     and the line's end runs on in a specific entry's own text: the paste was cut inside that entry's message
     (``CUDA error: an ille``, ``CUDA error: out``), whose family parameter is then only a prefix of the real one."""
-    end = hit.clean.rstrip().rstrip("\"'`.:,;)]}…").rstrip()
+    line = hit.clean.rstrip()
+    end = line.rstrip("\"'`.:,;)]}…").rstrip()
     last = max((v for v in hit.params.values() if v and end.endswith(v)), key=len, default="")
     if not last:
         return False
-    return runs_on_in_specific_text(end[-(len(last) + CUT_LEAD) :].lower(), index)
+    tail = end[-(len(last) + CUT_LEAD) :]
+    closing, opening = line[len(end) : len(end) + 1], end[-len(last) - 1 : -len(last)]
+    if closing and closing in "\"'`" and closing == opening:
+        tail += closing  # the name's own quote closes it: whole (``No module named 'torchvision'``), not cut
+    return runs_on_in_specific_text(tail.lower(), index)
 
 
 def runs_on_in_specific_text(tail: str, index: CompiledIndex) -> bool:
