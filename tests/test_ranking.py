@@ -7,6 +7,7 @@ from engine_helpers import index_of, make_entry
 
 from rootcause.adapters.loading import load_index
 from rootcause.core.diagnosis import LEXICAL_THRESHOLD, diagnose_text
+from rootcause.core.matching import index as index_module
 from rootcause.core.matching.backends import backends_named, other_backend, other_site, sites_named
 
 
@@ -252,6 +253,40 @@ def test_a_wrapper_beside_an_error_line_no_entry_explains_is_no_known_error(wrap
 def test_a_wrapper_beside_only_its_own_noise_still_answers(lines: str) -> None:
     d = diagnose_text(lines, index_of(WHEEL))
     assert d.matched and [f.id for f in d.findings] == ["t/wheel"]
+
+
+LAZY = make_entry(
+    "t/lazy",
+    r"Failed to import (?P<module>transformers(?:\.\w+)+) because of the following error \(look up to see its traceback\):?\s*$",
+    "x",
+    role="wrapper",
+)
+LAZY_LINE = "RuntimeError: Failed to import transformers.models.llama.modeling_llama because of the following error (look up to see its traceback):\n"
+
+
+@pytest.mark.parametrize(
+    "inner",
+    [
+        "'_OpNamespace' object has no attribute 'lift_fresh'\n",  # Consistent4D#8: str(e) without its class
+        "[Errno 13] Permission denied: '/home/u/.cache/huggingface/modules/lock'\n",  # hermes-llava#3
+        "> Another metric with the same name already exists.\n",  # transformers#34596, quoted
+    ],
+)
+@pytest.mark.parametrize("hyperscan", [True, False])
+def test_a_lazy_modules_inner_error_on_the_next_line_is_a_cause_beside_it(
+    monkeypatch: pytest.MonkeyPatch, inner: str, hyperscan: bool
+) -> None:
+    """transformers' and diffusers' lazy modules put the inner error's message, without its class, on the line after
+    ``(look up to see its traceback):``: no entry explains it, so the wrapper is no answer (famA)."""
+    if not hyperscan:
+        monkeypatch.setattr(index_module, "hyperscan", None)
+    index = index_of(LAZY)
+    assert (index.hs_db is not None) == hyperscan
+    d = diagnose_text("> " * inner.startswith(">") + LAZY_LINE + inner, index)
+    assert [f.id for f in d.findings] == ["t/lazy"], "the wrapper is still shown"
+    assert not d.matched and inner.strip("> \n")[:30] in (d.abstain_reason or "")
+    nested = LAZY_LINE + LAZY_LINE.removeprefix("RuntimeError: ")
+    assert diagnose_text(nested, index).matched, "nested wrappers and no inner line: the wrapper answers"
 
 
 def test_pattern_before_lexical() -> None:

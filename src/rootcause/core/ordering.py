@@ -219,16 +219,21 @@ def _cause_beside_a_wrapper(line: str) -> bool:
     return head.startswith(_PIP_CAUSES) or (head.startswith("ERROR: ") and "is not a supported wheel" in head)
 
 
-def wrapper_beside_an_unexplained_error(findings: Sequence[object], unexplained_lines: Iterable[str]) -> str | None:
+def wrapper_beside_an_unexplained_error(
+    findings: Sequence[object], unexplained_lines: Iterable[str], inner_errors: Sequence[str] = ()
+) -> str | None:
     """When every finding is a wrapper (pip's failed wheel build, a failed ninja or setup.py build, Ray's task error)
     and the input shows an error line that no finding explains (``functor.h:203:37: error: static assertion
     failed``, ``ZeroDivisionError: division by zero`` without a traceback, pip's ``ERROR: Could not find a version
     ...``, argparse's ``worker.py: error: ...``), the wrapped step died of that error, which no entry knows: the
     wrapper is no answer. Gives the line, or None. (Only the lines the scan found error-looking are read: an
-    ``OSError``/``IOError`` line is not one of them.)"""
+    ``OSError``/``IOError`` line is not one of them.) ``inner_errors``: the unexplained lines a wrapper's own line
+    says hold the inner error's message without its class (the line after a lazy module's ``(look up to see its
+    traceback):``, such as ``'_OpNamespace' object has no attribute 'lift_fresh'``), each a cause whatever its shape."""
     if not _all_in_roles(findings, ("wrapper",)):
         return None
-    return next((line.strip()[:200] for line in unexplained_lines if _cause_beside_a_wrapper(line)), None)
+    found = next((line.strip()[:200] for line in unexplained_lines if _cause_beside_a_wrapper(line)), None)
+    return found or next((line.strip()[:200] for line in inner_errors if line.strip()), None)
 
 
 # A line that reports a failure of its own: an exception (``ValueError: ...``) or a log record at error level

@@ -35,9 +35,12 @@ except ImportError:  # pragma: no cover - exercised on other architectures
     hyperscan = None  # type: ignore[assignment]
 
 # Lines that look like an error, for the lexical stage.
+# the line after a wrapper that puts the inner error's message, without its class, on the next line
+# (transformers' and diffusers' lazy modules: ``... because of the following error (look up to see its traceback):``)
+INNER_ERROR_NEXT = "(look up to see its traceback):"
 ERRORISH_REGEX = (
     r"(?:[a-z](?:Error|Exception)\b|\b(?:[Ee]rror|ERROR|FATAL|[Ff]atal)\b *[:\]]|NCCL WARN|Traceback|"
-    r"timed out|[Tt]imeout|[Ff]ailed|FAILED|Killed|[Aa]bort)"
+    r"timed out|[Tt]imeout|[Ff]ailed|FAILED|Killed|[Aa]bort|look up to see its traceback\):[ \t]*\r?\n[ \t]*\S)"
 )
 MAX_WINDOW = 50
 # A canon with more scanned patterns than this (a grown atlas) gives the prefilter, for each one-line pattern with

@@ -15,7 +15,7 @@ from collections import deque
 from collections.abc import Iterator
 from typing import Protocol
 
-from rootcause.core.matching.index import CompiledIndex
+from rootcause.core.matching.index import INNER_ERROR_NEXT, CompiledIndex
 from rootcause.core.matching.scan_confirm import MAX_CONTEXT, MAX_CONTEXTS, ConfirmedHits, Groups
 from rootcause.core.matching.scan_errorish import LEXICAL_KEEP, ErrorishLines, looks_errorish
 from rootcause.core.matching.scan_result import MAX_LINE, Hit, ScanResult
@@ -364,7 +364,8 @@ class SourceScanner(ConfirmedHits, ErrorishLines, WrapRepair):
         clean = strip_framing(raw[:MAX_LINE])
         self._tail.append(clean.text)
         matched = self._match_clean(clean, raw, line_no)
-        if not matched and self.index.hs_db is None and looks_errorish(clean.text):
+        after_wrapper = len(self._tail) > 1 and self._tail[-2].rstrip().endswith(INNER_ERROR_NEXT)
+        if not matched and self.index.hs_db is None and (looks_errorish(clean.text) or after_wrapper):
             encoded = raw.encode("utf-8", "replace")
             self._keep_errorish_raw(line_no, encoded, 0)
         self._note_versions(clean.text)
