@@ -74,3 +74,15 @@ def test_the_shipped_index_is_loaded_only_when_a_claim_needs_it() -> None:
     assert calls == []
     d = diagnose_text("ImportError: cannot import name 'TrainingArguments' from 'trl'", index, names=counting)
     assert calls == [1] and not d.matched and "transformers" in (d.abstain_reason or "")
+
+
+def test_a_missing_attribute_of_a_module_is_checked_as_an_import_is() -> None:
+    """`module 'X' has no attribute 'Y'` is the same version-skew family claim as `cannot import name` (famA:
+    the attribute family's misspelt and misplaced names kept the claim)."""
+    index = load_index()
+    line = "AttributeError: module 'trl' has no attribute 'TrainingArguments'"
+    d = diagnose_text(line, index, names=INDEX)
+    assert not d.matched and not d.findings
+    assert d.abstain_reason is not None and "transformers 5.25.0" in d.abstain_reason
+    kept = diagnose_text("AttributeError: module 'trl' has no attribute 'SFTConfig'", index, names=INDEX)
+    assert [f.id for f in kept.findings] == ["huggingface/ml-package-module-missing-attribute"]

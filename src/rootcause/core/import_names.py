@@ -1,4 +1,5 @@
-"""Is a version-skew claim on `cannot import name 'X' from 'pkg'` founded? The names index says.
+"""Is a version-skew claim on `cannot import name 'X' from 'pkg'` (or `module 'pkg' has no attribute 'X'`) founded?
+The names index says.
 
 The family entry that answers `cannot import name` (docs/ranking.md) says the installed release of the package is
 older or newer than the code expects. That is wrong, and costs its reader a day of upgrading and downgrading, when
@@ -78,13 +79,16 @@ def _import_params(group: ClaimGroup) -> list[tuple[str, str]]:
     return [
         (hit.params["package"], hit.params["name"])
         for _, hit in group.hits
-        if "package" in hit.params and "name" in hit.params and "cannot import name" in hit.clean
+        if "package" in hit.params
+        and "name" in hit.params
+        and ("cannot import name" in hit.clean or "has no attribute" in hit.clean)
     ]
 
 
 def drop_unfounded_imports(groups: Sequence[Group], source: NamesSource) -> tuple[list[Group], list[str]]:
-    """The groups without the family claims of `cannot import name` that the names index shows unfounded (every
-    import the group met is), and what the index showed for each. The index is loaded only when a group needs it."""
+    """The groups without the family claims of `cannot import name` or `has no attribute` that the names index shows
+    unfounded (every name the group met is), and what the index showed for each. The index is loaded only when a
+    group needs it."""
     candidates = [g for g in groups if g.entry.family and _import_params(g)]
     if source is None or not candidates:
         return list(groups), []
