@@ -364,7 +364,9 @@ class SourceScanner(ConfirmedHits, ErrorishLines, WrapRepair):
         clean = strip_framing(raw[:MAX_LINE])
         self._tail.append(clean.text)
         matched = self._match_clean(clean, raw, line_no)
-        after_wrapper = len(self._tail) > 1 and self._tail[-2].rstrip().endswith(INNER_ERROR_NEXT)
+        before = self._tail[-2] if len(self._tail) > 1 else ""
+        before = before.decode("utf-8", "replace") if isinstance(before, bytes) else before  # a raw line kept
+        after_wrapper = before.rstrip().endswith(INNER_ERROR_NEXT)
         if not matched and self.index.hs_db is None and (looks_errorish(clean.text) or after_wrapper):
             encoded = raw.encode("utf-8", "replace")
             self._keep_errorish_raw(line_no, encoded, 0)
