@@ -34,10 +34,10 @@ try:  # hyperscan ships x86-64 wheels only
 except ImportError:  # pragma: no cover - exercised on other architectures
     hyperscan = None  # type: ignore[assignment]
 
-# Lines that look like an error, for the lexical stage.
-# the line after a wrapper that puts the inner error's message, without its class, on the next line
+# the end of a wrapper's line after which the inner error's message, without its class, starts the next line
 # (transformers' and diffusers' lazy modules: ``... because of the following error (look up to see its traceback):``)
 INNER_ERROR_NEXT = "(look up to see its traceback):"
+# Lines that look like an error, for the lexical stage (and the line after INNER_ERROR_NEXT, whatever it says).
 ERRORISH_REGEX = (
     r"(?:[a-z](?:Error|Exception)\b|\b(?:[Ee]rror|ERROR|FATAL|[Ff]atal)\b *[:\]]|NCCL WARN|Traceback|"
     r"timed out|[Tt]imeout|[Ff]ailed|FAILED|Killed|[Aa]bort|look up to see its traceback\):[ \t]*\r?\n[ \t]*\S)"
