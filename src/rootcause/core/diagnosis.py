@@ -45,13 +45,14 @@ from rootcause.core.matching.claims import (
     own_template_other_values,
     signature_objects,
 )
-from rootcause.core.matching.index import INNER_ERROR_NEXT, CompiledIndex
+from rootcause.core.matching.index import CompiledIndex
 from rootcause.core.matching.lexical import is_boilerplate
 from rootcause.core.matching.scan import Hit, ScanResult, SourceScanner, iter_text_chunks
 from rootcause.core.model import Entry, Role
 from rootcause.core.ordering import (
     drop_redundant_generics,
     grounded_first,
+    inner_error_lines,
     notices_beside_a_crash,
     patterns_first_on_their_lines,
     tier,
@@ -369,15 +370,10 @@ def diagnose_sources(
             f"the threshold ({LEXICAL_THRESHOLD})"
         )
         reason = "; ".join(["no known error matched", *import_facts]) if import_facts else reason
-    unexplained_pairs = [(line[3], line[4]) for line in lexical_lines if (line[1], line[2]) not in explained]
+    unexplained_lines = [line for line in lexical_lines if (line[1], line[2]) not in explained]
+    unexplained_pairs = [(line[3], line[4]) for line in unexplained_lines]
     unexplained = [clean for _, clean in unexplained_pairs]
-    # a wrapper line that ends where the inner error's message starts on the next line (a lazy module's)
-    before_inner = {
-        (src, hit.line + 1) for g in ordered for src, hit in g.hits if hit.clean.rstrip().endswith(INNER_ERROR_NEXT)
-    }
-    inner = [
-        line[4] for line in lexical_lines if (line[1], line[2]) in before_inner and (line[1], line[2]) not in explained
-    ]
+    inner = inner_error_lines(findings, ordered, ((line[1], line[2], line[4]) for line in unexplained_lines))
     wrapped = (
         wraps_an_unknown_error(findings, catch_alls, explained)
         or notices_beside_a_crash(findings, unexplained_pairs)

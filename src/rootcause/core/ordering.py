@@ -8,7 +8,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Protocol, TypeVar
 
-from rootcause.core.matching.index import CompiledIndex
+from rootcause.core.matching.index import INNER_ERROR_NEXT, CompiledIndex
 from rootcause.core.matching.scan import Hit
 from rootcause.core.model import Entry, Verification
 from rootcause.core.unclassified import UnclassifiedException, unclassified
@@ -234,6 +234,20 @@ def wrapper_beside_an_unexplained_error(
         return None
     found = next((line.strip()[:200] for line in unexplained_lines if _cause_beside_a_wrapper(line)), None)
     return found or next((line.strip()[:200] for line in inner_errors if line.strip()), None)
+
+
+def inner_error_lines(
+    findings: Sequence[object], groups: Iterable[_HasHits], unexplained: Iterable[tuple[str, int, str]]
+) -> list[str]:
+    """The unexplained lines (input, line number, cleaned text) right after a wrapper's line that ends where the
+    inner error's message starts on the next line (INNER_ERROR_NEXT, a lazy module's); none unless every finding is
+    a wrapper, the only case `wrapper_beside_an_unexplained_error` reads them."""
+    if not _all_in_roles(findings, ("wrapper",)):
+        return []
+    after = {
+        (src, hit.line + 1) for g in groups for src, hit in g.hits if hit.clean.rstrip().endswith(INNER_ERROR_NEXT)
+    }
+    return [clean for src, line_no, clean in unexplained if (src, line_no) in after]
 
 
 # A line that reports a failure of its own: an exception (``ValueError: ...``) or a log record at error level

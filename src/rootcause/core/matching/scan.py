@@ -364,13 +364,17 @@ class SourceScanner(ConfirmedHits, ErrorishLines, WrapRepair):
         clean = strip_framing(raw[:MAX_LINE])
         self._tail.append(clean.text)
         matched = self._match_clean(clean, raw, line_no)
-        before = self._tail[-2] if len(self._tail) > 1 else ""
-        before = before.decode("utf-8", "replace") if isinstance(before, bytes) else before  # a raw line kept
-        after_wrapper = before.rstrip().endswith(INNER_ERROR_NEXT)
-        if not matched and self.index.hs_db is None and (looks_errorish(clean.text) or after_wrapper):
+        if not matched and self.index.hs_db is None and (looks_errorish(clean.text) or self._after_inner_error_head()):
             encoded = raw.encode("utf-8", "replace")
             self._keep_errorish_raw(line_no, encoded, 0)
         self._note_versions(clean.text)
+
+    def _after_inner_error_head(self) -> bool:
+        """Whether the line before the current one ends in INNER_ERROR_NEXT (ERRORISH_REGEX's multi-line branch,
+        which hyperscan reads and a one-line test cannot)."""
+        before = self._tail[-2] if len(self._tail) > 1 else ""
+        before = before.decode("utf-8", "replace") if isinstance(before, bytes) else before  # a raw line kept
+        return before.rstrip().endswith(INNER_ERROR_NEXT)
 
     def _match_clean(self, clean: CleanLine, raw: str, line_no: int) -> bool:
         index = self.index
