@@ -119,6 +119,18 @@ def test_a_notice_beside_an_error_level_log_line_is_no_known_error() -> None:
     assert calm.matched, "an info line is no failure of its own"
 
 
+def test_a_pasters_error_label_over_a_notice_is_no_error_of_its_own() -> None:
+    """``**Error:**`` above a fenced block (an issue template's heading) labels the paste: the notice under it still
+    answers. A bare ``Error:`` that carries a message, or an exception class with its colon, still is an error."""
+    index = index_of(NOTICE, CATCH_ALL)
+    for label in ("**Error:**", "Error:", "### Error:", "ERROR:", "__Exception:__"):
+        d = diagnose_text(f"{label}\n```python\n{NOTICE_LINE}\n```\n", index)
+        assert [f.id for f in d.findings] == ["t/notice"] and d.matched, label
+    for line in ("Error: the engine core died unexpectedly", "RuntimeError:", "ERROR: the job failed"):
+        d = diagnose_text(f"{NOTICE_LINE}\n{line}\n", index)
+        assert not d.matched and line[:12] in (d.abstain_reason or ""), line
+
+
 def test_a_notice_beside_a_build_tools_error_line_is_no_known_error() -> None:
     """An extension build that printed torch's compiler warnings and then died in ninja or the compiler
     (xformers#608: ``ninja: error: ...`` after two cpp_extension warnings) died of that error, which no entry knows."""

@@ -252,7 +252,10 @@ def inner_error_lines(
 
 # A line that reports a failure of its own: an exception (``ValueError: ...``) or a log record at error level
 # (``[ERROR:modelscope] ...``, ``ERROR 02-20 09:04:16 registry.py:306] ...``, ``E1202 ...`` is framing, stripped).
-_ERROR_OF_ITS_OWN = re.compile(r"^\W*(?:[\w.]*(?:Error|Exception)\b:|(?:ERROR|FATAL|CRITICAL)\b)")
+# A bare ``Error:`` or ``ERROR:`` with nothing after it is a paster's label over the block (``**Error:**``), not one.
+_ERROR_OF_ITS_OWN = re.compile(
+    r"^\W*(?:\w[\w.]*(?:Error|Exception)\b:|(?:Error|Exception):\W*\w|(?:ERROR|FATAL|CRITICAL)\b(?!\W*$))"
+)
 
 
 # the level a log header gives, which cleaning strips with the header: DeepSpeed's and loguru-style ``[ERROR]`` fields
