@@ -237,6 +237,13 @@ RAY_TASK = make_entry("t/ray-task", r"RayTaskError(?:\((?P<exc>\w+)\))?", "x", r
             "  Running setup.py install\n    ModuleNotFoundError: No module named 'pkgconfig'\n  ERROR: Failed building wheel for x\n",
             "pkgconfig",
         ),
+        # a setup.py's own download failing inside pip's build: setuptools' ``error:`` line
+        (
+            WHEEL,
+            "      error: Remote end closed connection without response\n      [end of output]\n"
+            "  ERROR: Failed building wheel for flash-attn\n",
+            "Remote end closed",
+        ),
         # argparse's exit line in a worker's output (pytorch/serve#1234)
         (
             make_entry("t/worker-died", r"Backend worker process died", "x", role="wrapper"),
@@ -260,6 +267,10 @@ def test_a_wrapper_beside_an_error_line_no_entry_explains_is_no_known_error(wrap
         # a compiler driver's failure is the wrapper's own (the compiler's lines would be the cause)
         "distutils.errors.CompileError: command '/usr/bin/gcc' failed with exit code 1\n  ERROR: Failed building wheel for x\n",
         "subprocess.CalledProcessError: Command '['ninja', '-v']' returned non-zero exit status 1.\n  ERROR: Failed building wheel for x\n",
+        # pip's own codes, a command's exit and cargo's summary wrap the lines above them
+        "  error: subprocess-exited-with-error\n  ERROR: Failed building wheel for x\n",
+        "      error: command 'gcc' failed with exit status 1\n  ERROR: Failed building wheel for x\n",
+        "      error: could not compile `tokenizers` due to previous error\n  ERROR: Failed building wheel for x\n",
     ],
 )
 def test_a_wrapper_beside_only_its_own_noise_still_answers(lines: str) -> None:

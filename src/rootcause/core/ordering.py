@@ -204,6 +204,13 @@ _PIP_CAUSES = (
 # a program's own error line, argparse's ``%(prog)s: error: %(message)s`` or a compiler driver's
 # (``model_service_worker.py: error: unrecognized arguments: ...``, ``gcc: error: unrecognized option``)
 _PROGRAM_ERROR = re.compile(r"(?:^|\s)[\w.\-]+: error: \S")
+# a build step's own ``error: <message>`` (setuptools' and distutils' errors, a setup.py's SystemExit, git's), indented
+# in pip's output: ``error: Remote end closed connection without response``. Not pip's kebab-case codes
+# (``error: subprocess-exited-with-error``), a command's exit (``error: command 'gcc' failed ...``) or cargo's
+# ``could not compile``, which only wrap the lines above them
+_STEP_ERROR = re.compile(
+    r"error: (?:Setup script exited with error: )?(?![a-z]+(?:-[a-z]+)+\s*$|command\b|could not compile\b)\S"
+)
 
 
 def _cause_beside_a_wrapper(line: str) -> bool:
@@ -214,7 +221,7 @@ def _cause_beside_a_wrapper(line: str) -> bool:
     head = line.lstrip()[:200]
     if _EXCEPTION_LINE.match(head):
         return not any(name in head.split(":", 1)[0] for name in _WRAPPING_EXCEPTIONS)
-    if _PROGRAM_ERROR.search(head):
+    if _PROGRAM_ERROR.search(head) or _STEP_ERROR.match(head):
         return True
     return head.startswith(_PIP_CAUSES) or (head.startswith("ERROR: ") and "is not a supported wheel" in head)
 
