@@ -131,6 +131,21 @@ def test_a_pasters_error_label_over_a_notice_is_no_error_of_its_own() -> None:
         assert not d.matched and line[:12] in (d.abstain_reason or ""), line
 
 
+def test_a_notice_beside_an_nccl_warn_line_is_no_known_error() -> None:
+    """NCCL reports its failures at WARN level: a notice (libibverbs missing, the job went on over sockets) beside
+    another NCCL WARN line is no answer (nccl-tests#166 shape); an INFO line beside it is no failure."""
+    notice = make_entry("t/ibverbs", r"Failed to open libibverbs\.so\[\.1\]", "x", role="notice")
+    head = "node1:1234:1234 [0] NCCL INFO Failed to open libibverbs.so[.1]\n"
+    warn = "node1:1234:1234 [0] NCCL WARN Failed to find CUDA library libcuda.so (NCCL_CUDA_PATH='')\n"
+    d = diagnose_text(head + warn, index_of(notice, CATCH_ALL))
+    assert [f.id for f in d.findings] == ["t/ibverbs"] and not d.matched
+    assert "Failed to find CUDA library" in (d.abstain_reason or "")
+    calm = diagnose_text(
+        head + "node1:1234:1234 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.2<0>\n", index_of(notice)
+    )
+    assert calm.matched
+
+
 def test_a_notice_beside_a_build_tools_error_line_is_no_known_error() -> None:
     """An extension build that printed torch's compiler warnings and then died in ninja or the compiler
     (xformers#608: ``ninja: error: ...`` after two cpp_extension warnings) died of that error, which no entry knows."""

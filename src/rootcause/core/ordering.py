@@ -272,6 +272,11 @@ _ERROR_LEVEL_HEADER = re.compile(
 )
 
 
+# NCCL reports its failures at WARN level (``host:pid:tid [0] NCCL WARN Failed to find CUDA library libcuda.so``);
+# its notices are INFO lines
+_NCCL_WARN = re.compile(r"\bNCCL WARN\b")
+
+
 # a build tool's or compiler driver's own error line (``ninja: error: ...``, ``error: command 'cl.exe' failed``): an
 # extension build that died while notices were printed (the lines read are those the scan found errorish)
 _BUILD_TOOL_ERROR = re.compile(
@@ -296,7 +301,7 @@ def notices_beside_a_crash(findings: Sequence[object], unexplained_lines: Iterab
             or _COMPILER_ERROR.search(line[:2000])
         ):
             return line[:200]
-        if _ERROR_LEVEL_HEADER.match(raw[:80]):  # a header is short: a long hostile line is not read whole
+        if _ERROR_LEVEL_HEADER.match(raw[:80]) or _NCCL_WARN.search(raw[:200]):  # a header is short
             return raw.strip()[:200]  # the level is in the header the cleaned line lost
     return None
 
