@@ -146,6 +146,19 @@ def test_a_notice_beside_an_nccl_warn_line_is_no_known_error() -> None:
     assert calm.matched
 
 
+def test_a_notice_beside_an_uncaught_cxx_exception_is_no_known_error() -> None:
+    """A C++ exception no handler caught aborts the process (libstdc++'s ``terminate called after throwing ...``, then
+    ``what():``): a warning printed before it is no answer (TensorRT-LLM#435 shape)."""
+    index = index_of(NOTICE, CATCH_ALL)
+    crash = (
+        "terminate called after throwing an instance of 'tensorrt_llm::common::TllmException'\n"
+        "  what():  [TensorRT-LLM][ERROR] Assertion failed: No valid SQ GEMM tactic (/src/plugin.cpp:468)\n"
+    )
+    d = diagnose_text(NOTICE_LINE + "\n" + crash, index)
+    assert [f.id for f in d.findings] == ["t/notice"] and not d.matched
+    assert "terminate called" in (d.abstain_reason or "")
+
+
 def test_a_notice_beside_a_build_tools_error_line_is_no_known_error() -> None:
     """An extension build that printed torch's compiler warnings and then died in ninja or the compiler
     (xformers#608: ``ninja: error: ...`` after two cpp_extension warnings) died of that error, which no entry knows."""

@@ -272,6 +272,13 @@ _ERROR_LEVEL_HEADER = re.compile(
 )
 
 
+# a C++ exception that no handler caught: libstdc++'s verbose terminate handler (``terminate called after throwing an
+# instance of 'tensorrt_llm::common::TllmException'`` then ``  what():  ...``); the process aborts
+_CXX_TERMINATE = re.compile(
+    r"^\W*(?:terminate called (?:after throwing an instance of|without an active exception)|what\(\): +\S)"
+)
+
+
 # NCCL reports its failures at WARN level (``host:pid:tid [0] NCCL WARN Failed to find CUDA library libcuda.so``);
 # its notices are INFO lines
 _NCCL_WARN = re.compile(r"\bNCCL WARN\b")
@@ -299,6 +306,7 @@ def notices_beside_a_crash(findings: Sequence[object], unexplained_lines: Iterab
             or _ERROR_OF_ITS_OWN.match(line)
             or _BUILD_TOOL_ERROR.match(line)
             or _COMPILER_ERROR.search(line[:2000])
+            or _CXX_TERMINATE.match(line)
         ):
             return line[:200]
         if _ERROR_LEVEL_HEADER.match(raw[:80]) or _NCCL_WARN.search(raw[:200]):  # a header is short
