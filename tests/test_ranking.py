@@ -159,6 +159,41 @@ def test_a_notice_beside_an_uncaught_cxx_exception_is_no_known_error() -> None:
     assert "terminate called" in (d.abstain_reason or "")
 
 
+@pytest.mark.parametrize(
+    "death",
+    [
+        "Killed",
+        "Aborted (core dumped)",
+        "Segmentation fault (core dumped)",
+        "Fatal Python error: Segmentation fault",
+        "Bus error (core dumped)",
+        "Illegal instruction (core dumped)",
+        "Floating point exception (core dumped)",
+        "free(): invalid pointer",
+        "double free or corruption (!prev)",
+        "[1]+  Killed                  python train.py",
+        "[1]    12345 killed     python train.py",
+        "Process finished with exit code 137 (interrupted by signal 9: SIGKILL)",
+    ],
+)
+@pytest.mark.parametrize("hyperscan", [True, False])
+def test_a_notice_before_the_process_died_is_no_known_error(
+    monkeypatch: pytest.MonkeyPatch, death: str, hyperscan: bool
+) -> None:
+    """The job died (a fatal signal, CPython's fatal error, glibc's heap check): the warning printed before it is not
+    what killed it."""
+    if not hyperscan:
+        monkeypatch.setattr(index_module, "hyperscan", None)
+    d = diagnose_text(NOTICE_LINE + "\n" + death + "\n", index_of(NOTICE, CATCH_ALL))
+    assert [f.id for f in d.findings] == ["t/notice"] and not d.matched, death
+    assert death.split()[-1][:6] in (d.abstain_reason or ""), d.abstain_reason
+
+
+def test_a_notice_beside_words_about_killing_still_answers() -> None:
+    calm = "killed the old run and restarted it with a smaller batch"
+    assert diagnose_text(NOTICE_LINE + "\n" + calm + "\n", index_of(NOTICE, CATCH_ALL)).matched
+
+
 def test_a_notice_beside_a_build_tools_error_line_is_no_known_error() -> None:
     """An extension build that printed torch's compiler warnings and then died in ninja or the compiler
     (xformers#608: ``ninja: error: ...`` after two cpp_extension warnings) died of that error, which no entry knows."""

@@ -279,6 +279,19 @@ _CXX_TERMINATE = re.compile(
 )
 
 
+# the process died: a shell's or launcher's report of a fatal signal (``Killed``, ``Aborted (core dumped)``, zsh's
+# ``[1]  4242 killed  python x.py``, PyCharm's ``exit code 137 (interrupted by signal 9: SIGKILL)``), CPython's
+# ``Fatal Python error:``, glibc's heap checks (``free(): invalid pointer``, ``double free or corruption (!prev)``)
+_PROCESS_DEATH = re.compile(
+    r"^\W*(?:\[\d+\][+-]?\s+(?:\d+\s+)?)?(?:zsh: )?(?i:killed|aborted|segmentation fault|bus error|illegal instruction"
+    r"|illegal hardware instruction|floating point exception)\b"
+    r"|^\W*Fatal Python error: "
+    r"|^\W*(?:free|malloc|realloc|munmap_chunk|malloc_consolidate)\(\): \S"
+    r"|^\W*(?:double free or corruption|corrupted size vs\. prev_size)\b"
+    r"|exit code 1(?:3[2-9]|4[0-3]) \(interrupted by signal \d+: SIG[A-Z]+\)"
+)
+
+
 # NCCL reports its failures at WARN level (``host:pid:tid [0] NCCL WARN Failed to find CUDA library libcuda.so``);
 # its notices are INFO lines
 _NCCL_WARN = re.compile(r"\bNCCL WARN\b")
@@ -307,6 +320,7 @@ def notices_beside_a_crash(findings: Sequence[object], unexplained_lines: Iterab
             or _BUILD_TOOL_ERROR.match(line)
             or _COMPILER_ERROR.search(line[:2000])
             or _CXX_TERMINATE.match(line)
+            or _PROCESS_DEATH.search(line[:300])
         ):
             return line[:200]
         if _ERROR_LEVEL_HEADER.match(raw[:80]) or _NCCL_WARN.search(raw[:200]):  # a header is short

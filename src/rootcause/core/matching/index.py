@@ -40,7 +40,9 @@ INNER_ERROR_NEXT = "(look up to see its traceback):"
 # Lines that look like an error, for the lexical stage (and the line after INNER_ERROR_NEXT, whatever it says).
 ERRORISH_REGEX = (
     r"(?:[a-z](?:Error|Exception)\b|\b(?:[Ee]rror|ERROR|FATAL|[Ff]atal)\b *[:\]]|NCCL WARN|Traceback|"
-    r"timed out|[Tt]imeout|[Ff]ailed|FAILED|Killed|[Aa]bort|look up to see its traceback\):[ \t]*\r?\n[ \t]*\S)"
+    r"timed out|[Tt]imeout|[Ff]ailed|FAILED|Killed|[Aa]bort|look up to see its traceback\):[ \t]*\r?\n[ \t]*\S|"
+    r"[Ss]egmentation fault|[Bb]us error|[Ii]llegal (?:hardware )?instruction|[Ff]loating point exception|"
+    r"double free or corruption|\b(?:free|malloc|realloc)\(\): |core dumped|interrupted by signal|\d +killed +\S)"
 )
 MAX_WINDOW = 50
 # A canon with more scanned patterns than this (a grown atlas) gives the prefilter, for each one-line pattern with
