@@ -45,6 +45,10 @@ CASES = {
         "- regex: NCCL communicator was aborted on rank (?P<rank>": "- regex: NCCL communicator was aborted on[ \u2009]rank (?P<rank>"
     },  # a thin space inside a class
     "RC102": {SEED_PATTERN: "- regex: this matches nothing real\n  window: 1"},
+    # a second pattern whose first line ends in $ before a line break: RE2's $ is the text's end, it never matches
+    "RC113": {
+        SEED_PATTERN: SEED_PATTERN + "\n  window: 1\n- regex: '^\\s*Downloading \\S+$\\n.*timed out'\n  window: 2"
+    },
     # a top-level alternation has no stable head: "...aborted on rank 2." alone matches nothing of the entry
     "RC109": {
         SEED_PATTERN: SEED_PATTERN + "|went away on rank \\d+\\. Original",
@@ -90,6 +94,15 @@ def test_non_ascii_in_class_names_the_character_and_spares_alternations() -> Non
     assert non_ascii_in_class("name (?:'|\u2018|\u2019)x") is None
     assert non_ascii_in_class("\\[\u2018\\]") is None  # escaped brackets are literals
     assert non_ascii_in_class("\u9875\u9762[a-z]+") is None
+
+
+def test_dead_anchor_names_anchors_no_text_can_satisfy() -> None:
+    from rootcause.core.matching.patterns import dead_anchor
+
+    assert dead_anchor("^\\s*Downloading \\S+\\s*$(?:\\n[^\\n]*){0,45}?\\nHTTPError") is not None  # auth1's draft
+    assert dead_anchor("a\\n^b") is not None
+    for alive in ("^abc$", "(?:^|\\n)x", "foo(?:$|\\n)", "[^x]$", "a\\$b", "[$]x", "(?:a$)?b", "(?m)^a$\\nb"):
+        assert dead_anchor(alive) is None, alive
 
 
 def test_rc002_id_must_equal_path(tmp_path: Path) -> None:

@@ -23,7 +23,13 @@ from rootcause.core.lint_links import check_linked_advice, grounded_link_first
 from rootcause.core.lint_split import check_test_split_sources
 from rootcause.core.matching.index import CompiledIndex
 from rootcause.core.matching.lexical import LexicalIndex
-from rootcause.core.matching.patterns import backtracking_risk, compile_re2, compiled_patterns, non_ascii_in_class
+from rootcause.core.matching.patterns import (
+    backtracking_risk,
+    compile_re2,
+    compiled_patterns,
+    dead_anchor,
+    non_ascii_in_class,
+)
 from rootcause.core.model import Basis, Entry, RelationType, SourceKind, Verification, has_bounds
 from rootcause.core.normalize import parameterise
 from rootcause.core.reproducers import Reproducer, check_reproducers
@@ -62,6 +68,7 @@ CHECKS: dict[str, tuple[str, str]] = {
         "the prefilter (hyperscan) misses a pattern on its own examples after another line, and the pattern has no "
         "literal to be held by instead: reword it (core/matching/prefilter_db.py)",
     ),
+    "RC113": ("error", "a pattern's ^ or $ can never match: RE2 reads them as the text's start and end"),
     "RC201": ("error", "an example is matched first by another entry (collision)"),
     "RC301": ("error", "near-duplicate signature of another entry, with no typed relation"),
     "RC302": ("warning", "near-duplicate of an entry marked same-as: consider merging"),
@@ -203,6 +210,8 @@ def check_entry(entry: Entry, path: str, *, known_env: set[str], known_ids: set[
             add("RC101", f"patterns.{n}: {exc}")
         if (char := non_ascii_in_class(p.regex)) is not None:
             add("RC111", f"patterns.{n}: {char!r} inside a character class; use an alternation")
+        if (anchor := dead_anchor(p.regex)) is not None:
+            add("RC113", f"patterns.{n}: {anchor} (without (?m), ^ and $ are the text's start and end)")
 
     def own_match(text: str) -> bool:
         lines = text.splitlines() or [text]

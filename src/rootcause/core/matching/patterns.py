@@ -27,6 +27,37 @@ def compile_re2(regex: str) -> re2._Regexp:
         raise PatternError(f"not a linear-time (RE2) pattern: {exc}") from None
 
 
+def dead_anchor(regex: str) -> str | None:
+    """A ``^`` or ``$`` that no text can satisfy, or None. RE2 compiles the canon's patterns without multi-line mode,
+    so ``^`` is the text's start and ``$`` its end: a ``$`` with more to match after it (``done$\\n``), or a ``^``
+    after something that consumed (``\\n^Error``), never matches, and the pattern is dead however real its wording.
+    A pattern that sets ``(?m)`` is not read."""
+    if "(?m" in regex:
+        return None
+    in_class, i = False, 0
+    while i < len(regex):
+        ch = regex[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if in_class:
+            in_class = ch != "]"
+        elif ch == "[":
+            in_class = True
+            i += 2 if regex[i + 1 : i + 2] in ("^", "]") else 1
+            continue
+        elif ch == "$" and _MORE_AFTER_END.match(regex, i + 1):
+            return f"'$' at {i} has more to match after the text's end"
+        elif ch == "^" and not _START_ALLOWED.search(regex[:i]):
+            return f"'^' at {i} comes after text that was already matched"
+        i += 1
+    return None
+
+
+_MORE_AFTER_END = re.compile(r"[^)|?*{]")  # a token that must consume: not a group's end, an alternative or a repeat
+_START_ALLOWED = re.compile(r"(?:\A|[(|]|\(\?[A-Za-z]*:|\(\?P<\w+>|\^|\$)\Z")  # the start, a group's or branch's
+
+
 def non_ascii_in_class(regex: str) -> str | None:
     """The first non-ASCII character inside a character class (``['‘’]``), or None.
 
