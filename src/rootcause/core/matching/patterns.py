@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 
 import re2
 
@@ -34,24 +34,32 @@ def dead_anchor(regex: str) -> str | None:
     A pattern that sets ``(?m)`` is not read."""
     if "(?m" in regex:
         return None
-    in_class, i = False, 0
+    for i, ch in _outside_classes(regex):
+        if ch == "$" and _MORE_AFTER_END.match(regex, i + 1):
+            return f"'$' at {i} has more to match after the text's end"
+        if ch == "^" and not _START_ALLOWED.search(regex[:i]):
+            return f"'^' at {i} comes after text that was already matched"
+    return None
+
+
+def _outside_classes(regex: str) -> Iterator[tuple[int, str]]:
+    """Each unescaped character outside a character class, with its index (a class's own ``[^`` and a leading ``]``
+    member are the class's)."""
+    i = 0
     while i < len(regex):
         ch = regex[i]
         if ch == "\\":
             i += 2
-            continue
-        if in_class:
-            in_class = ch != "]"
         elif ch == "[":
-            in_class = True
             i += 2 if regex[i + 1 : i + 2] in ("^", "]") else 1
-            continue
-        elif ch == "$" and _MORE_AFTER_END.match(regex, i + 1):
-            return f"'$' at {i} has more to match after the text's end"
-        elif ch == "^" and not _START_ALLOWED.search(regex[:i]):
-            return f"'^' at {i} comes after text that was already matched"
-        i += 1
-    return None
+            if regex[i - 1] == "^" and regex[i : i + 1] == "]":
+                i += 1
+            while i < len(regex) and regex[i] != "]":
+                i += 2 if regex[i] == "\\" else 1
+            i += 1
+        else:
+            yield i, ch
+            i += 1
 
 
 _MORE_AFTER_END = re.compile(r"[^)|?*{]")  # a token that must consume: not a group's end, an alternative or a repeat
