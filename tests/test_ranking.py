@@ -300,6 +300,13 @@ RAY_TASK = make_entry("t/ray-task", r"RayTaskError(?:\((?P<exc>\w+)\))?", "x", r
             "  Running setup.py install\n    ModuleNotFoundError: No module named 'pkgconfig'\n  ERROR: Failed building wheel for x\n",
             "pkgconfig",
         ),
+        # the compiler driver killed (the OOM killer during a parallel build), above setuptools' command exit
+        (
+            WHEEL,
+            "      gcc: fatal error: Killed signal terminated program cc1plus\n      compilation terminated.\n"
+            "      error: command '/usr/bin/gcc' failed with exit code 1\n  ERROR: Failed building wheel for flash-attn\n",
+            "Killed signal",
+        ),
         # a setup.py's own download failing inside pip's build: setuptools' ``error:`` line
         (
             WHEEL,

@@ -202,8 +202,9 @@ _PIP_CAUSES = (
 
 
 # a program's own error line, argparse's ``%(prog)s: error: %(message)s`` or a compiler driver's
-# (``model_service_worker.py: error: unrecognized arguments: ...``, ``gcc: error: unrecognized option``)
-_PROGRAM_ERROR = re.compile(r"(?:^|\s)[\w.\-]+: error: \S")
+# (``model_service_worker.py: error: unrecognized arguments: ...``, ``gcc: error: unrecognized option``, ``gcc: fatal
+# error: Killed signal terminated program cc1plus``)
+_PROGRAM_ERROR = re.compile(r"(?:^|\s)[\w.\-]+: (?:fatal )?error: \S")
 # a build step's own ``error: <message>`` (setuptools' and distutils' errors, a setup.py's SystemExit, git's), indented
 # in pip's output: ``error: Remote end closed connection without response``. Not pip's kebab-case codes
 # (``error: subprocess-exited-with-error``), a command's exit (``error: command 'gcc' failed ...``) or cargo's
