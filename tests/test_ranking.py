@@ -307,6 +307,8 @@ RAY_TASK = make_entry("t/ray-task", r"RayTaskError(?:\((?P<exc>\w+)\))?", "x", r
             "      error: command '/usr/bin/gcc' failed with exit code 1\n  ERROR: Failed building wheel for flash-attn\n",
             "Killed signal",
         ),
+        # the build's process killed (the OOM killer), inside pip's output
+        (WHEEL, "      Killed\n  ERROR: Failed building wheel for flash-attn\n", "Killed"),
         # a setup.py's own download failing inside pip's build: setuptools' ``error:`` line
         (
             WHEEL,

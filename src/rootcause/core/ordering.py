@@ -214,6 +214,19 @@ _STEP_ERROR = re.compile(
 )
 
 
+# the process died: a shell's or launcher's report of a fatal signal (``Killed``, ``Aborted (core dumped)``, zsh's
+# ``[1]  4242 killed  python x.py``, PyCharm's ``exit code 137 (interrupted by signal 9: SIGKILL)``), CPython's
+# ``Fatal Python error:``, glibc's heap checks (``free(): invalid pointer``, ``double free or corruption (!prev)``)
+_PROCESS_DEATH = re.compile(
+    r"^\W*(?:\[\d+\][+-]?\s+(?:\d+\s+)?)?(?:zsh: )?(?i:killed|aborted|segmentation fault|bus error|illegal instruction"
+    r"|illegal hardware instruction|floating point exception)\b"
+    r"|^\W*Fatal Python error: "
+    r"|^\W*(?:free|malloc|realloc|munmap_chunk|malloc_consolidate)\(\): \S"
+    r"|^\W*(?:double free or corruption|corrupted size vs\. prev_size)\b"
+    r"|exit code 1(?:3[2-9]|4[0-3]) \(interrupted by signal \d+: SIG[A-Z]+\)"
+)
+
+
 def _cause_beside_a_wrapper(line: str) -> bool:
     """Whether a line no finding explains reports the error a wrapped step died of: a compiler's error, an
     exception with its message, a program's own ``PROG: error:`` line, or pip's own reason for stopping."""
@@ -222,7 +235,7 @@ def _cause_beside_a_wrapper(line: str) -> bool:
     head = line.lstrip()[:200]
     if _EXCEPTION_LINE.match(head):
         return not any(name in head.split(":", 1)[0] for name in _WRAPPING_EXCEPTIONS)
-    if _PROGRAM_ERROR.search(head) or _STEP_ERROR.match(head):
+    if _PROGRAM_ERROR.search(head) or _STEP_ERROR.match(head) or _PROCESS_DEATH.search(head):
         return True
     return head.startswith(_PIP_CAUSES) or (head.startswith("ERROR: ") and "is not a supported wheel" in head)
 
@@ -277,19 +290,6 @@ _ERROR_LEVEL_HEADER = re.compile(
 # instance of 'tensorrt_llm::common::TllmException'`` then ``  what():  ...``); the process aborts
 _CXX_TERMINATE = re.compile(
     r"^\W*(?:terminate called (?:after throwing an instance of|without an active exception)|what\(\): +\S)"
-)
-
-
-# the process died: a shell's or launcher's report of a fatal signal (``Killed``, ``Aborted (core dumped)``, zsh's
-# ``[1]  4242 killed  python x.py``, PyCharm's ``exit code 137 (interrupted by signal 9: SIGKILL)``), CPython's
-# ``Fatal Python error:``, glibc's heap checks (``free(): invalid pointer``, ``double free or corruption (!prev)``)
-_PROCESS_DEATH = re.compile(
-    r"^\W*(?:\[\d+\][+-]?\s+(?:\d+\s+)?)?(?:zsh: )?(?i:killed|aborted|segmentation fault|bus error|illegal instruction"
-    r"|illegal hardware instruction|floating point exception)\b"
-    r"|^\W*Fatal Python error: "
-    r"|^\W*(?:free|malloc|realloc|munmap_chunk|malloc_consolidate)\(\): \S"
-    r"|^\W*(?:double free or corruption|corrupted size vs\. prev_size)\b"
-    r"|exit code 1(?:3[2-9]|4[0-3]) \(interrupted by signal \d+: SIG[A-Z]+\)"
 )
 
 
