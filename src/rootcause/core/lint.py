@@ -68,7 +68,11 @@ CHECKS: dict[str, tuple[str, str]] = {
         "the prefilter (hyperscan) misses a pattern on its own examples after another line, and the pattern has no "
         "literal to be held by instead: reword it (core/matching/prefilter_db.py)",
     ),
-    "RC113": ("error", "a pattern's ^ or $ can never match: RE2 reads them as the text's start and end"),
+    "RC113": (
+        "error",
+        "a pattern's ^ or $ can never match: RE2 compiles patterns without multi-line mode, so ^ is the text's start "
+        "and $ its end; a $ with more to match after it, or a ^ after matched text, is dead",
+    ),
     "RC201": ("error", "an example is matched first by another entry (collision)"),
     "RC301": ("error", "near-duplicate signature of another entry, with no typed relation"),
     "RC302": ("warning", "near-duplicate of an entry marked same-as: consider merging"),
