@@ -37,7 +37,9 @@ except ImportError:  # pragma: no cover - exercised on other architectures
 # the end of a wrapper's line after which the inner error's message, without its class, starts the next line
 # (transformers' and diffusers' lazy modules: ``... because of the following error (look up to see its traceback):``)
 INNER_ERROR_NEXT = "(look up to see its traceback):"
-# Lines that look like an error, for the lexical stage (and the line after INNER_ERROR_NEXT, whatever it says).
+# Lines that look like an error, for the lexical stage (and the line after INNER_ERROR_NEXT, whatever it says), and
+# the lines the notice and wrapper checks read (core/ordering.py): every process death that ordering's
+# _PROCESS_DEATH names must look like an error here, or those checks never see it.
 ERRORISH_REGEX = (
     r"(?:[a-z](?:Error|Exception)\b|\b(?:[Ee]rror|ERROR|FATAL|[Ff]atal)\b *[:\]]|NCCL WARN|Traceback|"
     r"timed out|[Tt]imeout|[Ff]ailed|FAILED|Killed|[Aa]bort|look up to see its traceback\):[ \t]*\r?\n[ \t]*\S|"
