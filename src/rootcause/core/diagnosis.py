@@ -47,6 +47,7 @@ from rootcause.core.matching.claims import (
 )
 from rootcause.core.matching.index import CompiledIndex
 from rootcause.core.matching.lexical import is_boilerplate
+from rootcause.core.matching.runtime_messages import is_cpython_fixed_message
 from rootcause.core.matching.scan import Hit, ScanResult, SourceScanner, iter_text_chunks
 from rootcause.core.model import Entry, Role
 from rootcause.core.ordering import (
@@ -318,6 +319,8 @@ def diagnose_sources(
     for order, source_name, line_no, raw, clean, rank in lexical_lines:
         if (source_name, line_no) in pattern_lines or is_boilerplate(clean):
             continue  # a frame line or a traceback header says nothing about the cause
+        if is_cpython_fixed_message(clean):
+            continue  # the interpreter's own message (`list index out of range`): no library's message reworded
         if (source_name, line_no) in cut_lines:
             continue  # cut before the words that name the entry: the words left fit another entry as well
         foreign = foreign_to(clean)

@@ -1,0 +1,82 @@
+"""CPython's own fixed messages are never claimed by the lexical stage (core/matching/runtime_messages.py)."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+import re2
+
+from rootcause.adapters.loading import load_index
+from rootcause.core.diagnosis import diagnose_text
+from rootcause.core.matching.cpython_messages_data import FORMATS
+from rootcause.core.matching.runtime_messages import format_regex, is_cpython_fixed_message
+
+FIXED = [f for f in FORMATS if "%" not in f.replace("%%", "")]
+
+
+@pytest.fixture(scope="module")
+def index():
+    return load_index()
+
+
+def test_a_format_becomes_a_linear_pattern_with_its_placeholders_open() -> None:
+    rx = re2.compile(format_regex("'%.200s' object is not subscriptable (%d%% done)"))
+    assert rx.fullmatch("'NoneType' object is not subscriptable (50% done)")
+    assert not rx.fullmatch("'NoneType' object is not iterable (50% done)")
+    assert format_regex("a.b") == r"a\.b"  # literal text is escaped
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("IndexError: list index out of range", True),
+        ("IndexError: tuple index out of range", True),
+        ("  builtins.IndexError:  string index out of range  ", True),
+        ("ValueError: day of month out of range", True),
+        ("list index out of range", True),
+        ("IndexError: index out of range in self", False),  # torch's embedding message
+        ("IndexError: list index out of range in the collator", False),  # more than the message
+        ("TypeError: 'NoneType' object is not subscriptable", False),  # a format with a value: names what it is about
+        ("RuntimeError: CUDA out of memory", False),
+        ("", False),
+    ],
+)
+def test_cpython_fixed_messages_are_told_apart(line: str, expected: bool) -> None:
+    assert is_cpython_fixed_message(line) is expected
+
+
+def test_the_data_holds_fixed_messages_of_the_interpreter() -> None:
+    assert len(FIXED) > 100
+    assert {"list index out of range", "tuple index out of range", "string index out of range"} <= set(FIXED)
+
+
+def test_a_list_index_error_is_not_torchs_embedding_error(index) -> None:
+    # before: the lexical stage claimed pytorch/tensor-embedding-index-out-of-range (similarity 0.81)
+    for line in ("IndexError: list index out of range", "IndexError: tuple index out of range"):
+        diagnosis = diagnose_text(line, index)
+        assert not diagnosis.matched, [f.id for f in diagnosis.findings]
+        assert not diagnosis.nearest
+    assert diagnose_text("IndexError: index out of range in self", index).findings[0].id == (
+        "pytorch/tensor-embedding-index-out-of-range"
+    )
+
+
+def test_no_fixed_message_of_the_interpreter_is_claimed_by_wording(index) -> None:
+    claimed = []
+    for fmt in FIXED:
+        for kind in ("IndexError", "ValueError", "TypeError", "RuntimeError"):
+            diagnosis = diagnose_text(f"{kind}: {fmt.replace('%%', '%')}", index)
+            claimed += [(fmt, f.id) for f in diagnosis.findings if f.matched_by == "lexical"]
+    assert not claimed
+
+
+def test_the_generator_keeps_message_strings_only() -> None:
+    path = Path(__file__).parents[1] / "scripts" / "cpython_messages.py"
+    spec = importlib.util.spec_from_file_location("cpython_messages", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    blob = b"\x00list index out of range\x00PyList_Append\x00short\x00Traceback header text\x00_private must not\x00"
+    assert module.messages(blob) == ["list index out of range"]
