@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import pytest
+from engine_helpers import make_entry
 from testkit import SEED_SIGNATURE
 
 from rootcause.adapters.loading import load_index
 from rootcause.core.diagnosis import diagnose_text
-from rootcause.core.versions import versions_in_line
+from rootcause.core.model import Entry
+from rootcause.core.versions import verdict, versions_in_line
 
 # pip 26.x's output, produced here (`pip install packaging` where it was installed; `pip install six==1.16.0`)
 PIP_SATISFIED = "Requirement already satisfied: packaging in /work/main/.venv/lib/python3.11/site-packages (26.4)"
@@ -53,3 +55,38 @@ def test_a_huge_or_hostile_pip_line_is_read_in_bounded_work() -> None:
     # an item or a satisfied line of 64 KiB built to make a backtracking matcher retry at every '-' or ' (': one pass
     assert versions_in_line("Successfully installed " + "a-1" * 21_000 + "-x") == {}
     assert versions_in_line("Requirement already satisfied: a in " + " (1.1" * 13_000 + ")") == {"a": "1.1"}
+
+
+def _versioned(status: str, **bound: str) -> Entry:
+    item = {"requirement": "peft>=0.3,<0.6", "status": status, "bounds_source": "unchecked", **bound}
+    return make_entry("huggingface/x-versioned", "merge failed", "merge failed", versions=[item])
+
+
+@pytest.mark.parametrize(
+    ("status", "bound", "have", "expected"),
+    [
+        # the requirement is the range that prints the message; `fixed` / `removed` say what came after it
+        ("fixed", {"fixed": "0.6"}, "0.5.0", "affected"),  # before: not_affected, for the very releases affected
+        ("fixed", {"fixed": "0.6"}, "0.6.1", "fixed"),
+        ("fixed", {"fixed": "0.6"}, "0.2.0", "not_affected"),
+        ("removed", {"removed": "0.6"}, "0.4.0", "affected"),
+        ("removed", {"removed": "0.6"}, "0.7.0", "not_affected"),
+        ("removed", {}, "0.4.0", "affected"),
+        ("active", {}, "0.4.0", "affected"),
+        ("active", {}, "0.9.0", "not_affected"),
+    ],
+)
+def test_a_fixed_or_removed_range_is_affected_below_its_bound(
+    status: str, bound: dict[str, str], have: str, expected: str
+) -> None:
+    assert verdict(_versioned(status, **bound), {"peft": have}).status == expected
+
+
+def test_the_canons_fixed_range_is_affected_inside_it() -> None:
+    # the canon writes the affected range and the release that fixed it (peft>=0.3,<0.6, fixed 0.6.0)
+    index = load_index()
+    entry = index.entries["huggingface/peft-merge-quantized-model-unsupported"]
+    inside = [vr for vr in entry.versions if vr.status.value in ("fixed", "removed")]
+    assert inside, "the entry keeps a range that ends in a fix or a removal"
+    lower = inside[0].requirement.split(">=")[1].split(",")[0]
+    assert verdict(entry, {"peft": lower}).status == "affected"

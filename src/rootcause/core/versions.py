@@ -14,7 +14,7 @@ from packaging.version import InvalidVersion, Version
 from pydantic import BaseModel
 
 from rootcause.core.assembled import assembled
-from rootcause.core.model import Entry, VersionStatus
+from rootcause.core.model import Entry
 from rootcause.errors import UsageError
 
 if TYPE_CHECKING:
@@ -174,12 +174,13 @@ def verdict(entry: Entry, env: Environment) -> VersionVerdict:
         except InvalidVersion:
             continue
         inside = req.specifier.contains(have, prereleases=True)
-        if inside and vr.fixed and have >= Version(vr.fixed):
+        # the requirement is the range that prints the message; `status` says what came after it (docs/schema.md)
+        if vr.fixed and have >= Version(vr.fixed):
             statuses.append(Verdict.FIXED)
             reasons.append(f"{name} {have} is at or past the fix in {vr.fixed}")
-        elif inside and vr.status in (VersionStatus.FIXED, VersionStatus.REMOVED):
+        elif vr.removed and have >= Version(vr.removed):
             statuses.append(Verdict.NOT_AFFECTED)
-            reasons.append(f"{name} {have} is in {vr.requirement}, where this is {vr.status.value}")
+            reasons.append(f"{name} {have} is at or past {vr.removed}, where this was removed")
         elif inside:
             statuses.append(Verdict.AFFECTED)
             reasons.append(f"{name} {have} is in the affected range {vr.requirement}")
