@@ -52,7 +52,9 @@ def run_cli(
         text=True,
         env=full_env,
         cwd=cwd,
-        timeout=120,
+        # a guard against a hang, not a speed target: `rootcause lint` over the whole canon takes about 50 s alone and
+        # passed 120 s on a box loaded by other jobs (a helper's run, 2026-12-08)
+        timeout=600,
     )
 
 
