@@ -35,8 +35,9 @@ one; `--no-atlas` skips these checks) and checks every generation of a package t
   of the others. So the comparison is by minor version: `torch>=2.2` and `torch>=2.2.1` both agree with a wording
   first read in 2.2.2 (2.1.2 lacks it); an exact NCCL tag (`nccl>=2.10.3`) agrees when it lies between two tags
   read. When the newest release read still prints the wording, the upper bound must be open. A wording in the
-  oldest release read may be older: its lower bound is not checked. A gap inside the interval is not checked. The
-  finding names the generation, what the specifier gets wrong, the atlas's interval and the bound by minor release.
+  oldest release read may be older: its lower bound is not checked. A release in a gap between the wording's
+  intervals is checked neither way: the specifier may leave it out (`!=4.40.*`) or keep it. The finding names the
+  generation, what the specifier gets wrong, the atlas's interval and the bound by minor release.
 - **`unchecked` (RC510, a warning)** remains only where the atlas cannot bound the wording, and says why in
   `atlas_unlinked`: `rootcause atlas link` writes "no atlas template matches the wording (...)" for an unchecked
   generation it cannot link (and tries again on the next run); a maintainer writes the reason where the atlas's

@@ -87,12 +87,18 @@ class AtlasBounds:
 
 @dataclass(frozen=True)
 class Hull:
-    """The releases read that print a wording: from `first` to `last` (indices into the package's releases)."""
+    """The releases read that print a wording: from `first` to `last` (indices into the package's releases).
+    `printing`: those of them that print it (all of them when the intervals leave no gap)."""
 
     package: str
     read: list[tuple[str, Version]]
     first: int
     last: int
+    printing: frozenset[int] | None = None  # None: every release from `first` to `last`
+
+    def prints(self, n: int) -> bool:
+        """Whether the n-th release read prints the wording (a release in a gap between intervals does not)."""
+        return self.first <= n <= self.last and (self.printing is None or n in self.printing)
 
     def position(self, release: str) -> int:
         """Where a release lies among those read (-1 when it is not one of them)."""
@@ -131,7 +137,8 @@ def hull(bounds: AtlasBounds, package: str, keys: Sequence[str]) -> Hull | None:
     ]
     if not spans:
         return None
-    return Hull(canonicalize_name(package), read, min(a for a, _ in spans), max(b for _, b in spans))
+    printing = frozenset(n for a, b in spans for n in range(a, b + 1))
+    return Hull(canonicalize_name(package), read, min(a for a, _ in spans), max(b for _, b in spans), printing)
 
 
 def disagreement(specifier: str, found: Hull) -> str | None:
@@ -141,7 +148,8 @@ def disagreement(specifier: str, found: Hull) -> str | None:
     except InvalidSpecifier:
         return None  # RC503's business
     wrong_in = [r for n, (r, v) in enumerate(found.read) if not found.first <= n <= found.last and v in spec]
-    wrong_out = [r for n, (r, v) in enumerate(found.read) if found.first <= n <= found.last and v not in spec]
+    # a release in a gap between the intervals is checked neither way (a specifier may leave it out, or keep it)
+    wrong_out = [r for n, (r, v) in enumerate(found.read) if found.prints(n) and v not in spec]
     reasons = []
     if wrong_out:
         reasons.append(f"excludes {', '.join(wrong_out[:3])}{' ...' if len(wrong_out) > 3 else ''} that print it")
