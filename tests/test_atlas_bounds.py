@@ -213,6 +213,34 @@ def test_a_shorter_or_longer_message_is_another_message() -> None:
     assert _linked("Frobnicator failed to initialise ...") == sorted([NEW_KEY, SHORT_KEY])
 
 
+def test_a_wording_that_names_its_class_links_only_the_raises_of_that_class() -> None:
+    # torch raised "trying to initialize the default process group twice!" as a RuntimeError before 2.2, a ValueError
+    # since: two templates of one text; before, each generation linked both and RC509 accepted `torch` for each
+    text = "Default process group twice on device %s"
+    as_runtime = _template(text, "1.0.1", "2.1.2")
+    as_value = _template(text, "2.2.2", "2.3.1").model_copy(update={"exception": "torch.distributed.DistValueError"})
+    native = _template(text, "1.0.1", "2.3.1").model_copy(update={"exception": "", "kind": TemplateKind.NATIVE})
+    rows = [
+        candidate(
+            (t.package, str(t.kind), t.exception, t.pattern, t.literal, t.message, t.module, t.source_url),
+            [(r.first, r.last) for r in t.releases],
+        )
+        for t in (as_runtime, as_value, native)
+    ]
+    keys = {t.exception or "native": _key(t) for t in (as_runtime, as_value, native)}
+    templates = PackageTemplates(rows)
+
+    def linked(wording: str) -> set[str]:
+        return {link.key for link in link_generation(templates, wording)}
+
+    assert linked("RuntimeError: Default process group twice on device {d}") == {keys["RuntimeError"], keys["native"]}
+    assert linked("DistValueError: Default process group twice on device {d}") == {
+        keys["torch.distributed.DistValueError"],
+        keys["native"],
+    }
+    assert linked("Default process group twice on device {d}") == set(keys.values())  # no class named: all of them
+
+
 def test_a_wording_over_several_lines_links_nothing() -> None:
     assert _linked("Frobnicator failed to initialise the flux capacitor on device {d}\nTry another flux.") == []
 

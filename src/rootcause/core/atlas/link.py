@@ -4,9 +4,11 @@ A template of the generation's package prints its wording when the template's li
 matches contains it) is in the wording and its RE2 pattern then matches the whole wording (from its start, after an
 exception class, to its end, but placeholders and punctuation) and holds the template's whole text: a shorter
 message that the wording goes on from, a longer one that goes on after it, a fragment and a tail are other
-messages. A wording that ends with '...' was cut short: a template may go on after it. Every such template is
-linked: one wording can be printed by several sites (a module moved, a Python copy of a native message), and the
-releases that print the wording are those that hold any of them.
+messages. A wording that names its exception class (`ValueError: ...`) is not printed by a template that raises the
+same text as another class (torch raises `trying to initialize the default process group twice!` as a RuntimeError
+before 2.2 and as a ValueError since). A wording that ends with '...' was cut short: a template may go on after it.
+Every such template is linked: one wording can be printed by several sites (a module moved, a Python copy of a
+native message), and the releases that print the wording are those that hold any of them.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ MIN_SHARE = 0.7  # ... and this share of the wording's own characters
 WHOLE_SLACK = 3  # a match holding all but this many characters of a template's own text holds all of it
 MAX_TEXT = 2000  # characters of a text searched
 _TRAILING = " \t'\"`.,;:!?)]}>\n"
+_CLASS = re.compile(r"(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Warning|Exit|Interrupt|Missing)")
 _EXCEPTION_HEAD = re.compile(
     r"^(?:[A-Za-z_][\w]*\.)*[A-Za-z_]\w*(?:Error|Exception|Warning|Exit|Interrupt|Missing)\s*:\s*"
 )
@@ -42,6 +45,7 @@ class Candidate:
     message: str
     releases: tuple[tuple[str, str], ...]
     where: str = ""  # the line at the newest release's tag (URL), else `package==release:module`
+    exception: str = ""  # the class a raise names (`ValueError`, `torch.distributed.DistBackendError`), else ""
 
 
 @dataclass(frozen=True)
@@ -55,7 +59,8 @@ def candidate(row: Sequence, releases: Sequence[tuple[str, str]]) -> Candidate:
     """From (package, kind, exception, pattern, literal, message, module, source_url) and the intervals."""
     package, kind, exception, pattern, literal, message, module, url = row
     where = url or (f"{package}=={releases[-1][1]}:{module}" if releases else module)
-    return Candidate(template_key(package, kind, exception, pattern), literal, pattern, message, tuple(releases), where)
+    key = template_key(package, kind, exception, pattern)
+    return Candidate(key, literal, pattern, message, tuple(releases), where, exception or "")
 
 
 class PackageTemplates:
@@ -89,12 +94,15 @@ class PackageTemplates:
         text = text.rstrip().removesuffix("...").removesuffix("…")
         head = _EXCEPTION_HEAD.match(text)
         start = head.end() if head else 0
+        named = _class_name(head.group(0)) if head else ""
         own = own_length(text[start:])
         out: list[Link] = []
         for literal, group in self._by_literal.items():
             if literal not in text:
                 continue
             for c in group:
+                if named and _CLASS.fullmatch(c.exception) and _class_name(c.exception) != named:
+                    continue  # the same text raised as another class: another generation's message
                 rx = self._regex(c.pattern)
                 m = rx.search(text) if rx else None
                 if m is None:
@@ -105,6 +113,12 @@ class PackageTemplates:
                 if spans and whole and held >= max(MIN_HELD, MIN_SHARE * own):
                     out.append(Link(c.key, held, c))
         return out
+
+
+def _class_name(text: str) -> str:
+    """The class an exception head or a raise names, without its module (``torch.distributed.DistBackendError:`` and
+    ``DistBackendError`` are one class)."""
+    return text.rstrip(": \t").rsplit(".", 1)[-1]
 
 
 def _bare(text: str) -> str:
