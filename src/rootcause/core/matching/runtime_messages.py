@@ -22,24 +22,19 @@ _PLACEHOLDER = re.compile(r"%(?:\.\d+)?(?:z|l|ll)?[sdiuxcUARSV]")
 _EXCEPTION_TYPE = re.compile(r"^\s*(?:[A-Za-z_][\w.]*(?:Error|Exception|Warning|Exit|Interrupt|Iteration)\s*:\s*)?")
 
 
-def format_regex(fmt: str) -> str:
-    """A printf format as RE2 source: the text literal, each placeholder a non-empty run, ``%%`` a percent sign."""
-    parts: list[str] = []
-    for i, piece in enumerate(_PLACEHOLDER.split(fmt.replace("%%", "\0"))):
-        if i:
-            parts.append(".+")
-        parts.append(re.escape(piece).replace("\0", "%"))
-    return "".join(parts)
+def fixed_messages() -> list[str]:
+    """CPython's messages that take no value, as printed (``%%`` is a percent sign): a format with a placeholder
+    carries names (``'%.200s' object has no attribute '%U'``), and what those name is the stack's (an entry may be
+    about that attribute)."""
+    return [f.replace("%%", "%") for f in FORMATS if _PLACEHOLDER.search(f.replace("%%", "")) is None]
 
 
 @cache
 def _fixed_messages() -> Any:
-    """One RE2 over the formats without a placeholder: a format with one carries names (``'%.200s' object has no
-    attribute '%U'``), and what those name is the stack's (an entry may be about that attribute)."""
+    """One RE2 alternation of the fixed messages, each literal."""
     options = re2.Options()
     options.max_mem = 16 << 20
-    fixed = [f for f in FORMATS if _PLACEHOLDER.search(f) is None]
-    return re2.compile("(?:" + "|".join(format_regex(f) for f in fixed) + ")", options)
+    return re2.compile("(?:" + "|".join(re.escape(m) for m in fixed_messages()) + ")", options)
 
 
 def is_cpython_fixed_message(line: str) -> bool:
