@@ -53,7 +53,7 @@ def run_cli(
         env=full_env,
         cwd=cwd,
         # a guard against a hang, not a speed target: `rootcause lint` over the whole canon takes about 50 s alone and
-        # passed 120 s on a box loaded by other jobs (a helper's run, 2026-12-08)
+        # passed 120 s on a box loaded by other jobs (a helper's run, 2026-12-07)
         timeout=600,
     )
 
