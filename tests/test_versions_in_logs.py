@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from engine_helpers import make_entry
+from packaging.requirements import Requirement
 from testkit import SEED_SIGNATURE
 
 from rootcause.adapters.loading import load_index
@@ -88,5 +89,5 @@ def test_the_canons_fixed_range_is_affected_inside_it() -> None:
     entry = index.entries["huggingface/peft-merge-quantized-model-unsupported"]
     inside = [vr for vr in entry.versions if vr.status.value in ("fixed", "removed")]
     assert inside, "the entry keeps a range that ends in a fix or a removal"
-    lower = inside[0].requirement.split(">=")[1].split(",")[0]
+    lower = next(s.version for s in Requirement(inside[0].requirement).specifier if s.operator == ">=")
     assert verdict(entry, {"peft": lower}).status == "affected"

@@ -87,18 +87,24 @@ class AtlasBounds:
 
 @dataclass(frozen=True)
 class Hull:
-    """The releases read that print a wording: from `first` to `last` (indices into the package's releases).
-    `printing`: those of them that print it (all of them when the intervals leave no gap)."""
+    """The releases read that print a wording (`printing`: indices into the package's releases), from `first` to
+    `last`; a release between them that is not one of them lies in a gap between the wording's intervals."""
 
     package: str
     read: list[tuple[str, Version]]
-    first: int
-    last: int
-    printing: frozenset[int] | None = None  # None: every release from `first` to `last`
+    printing: frozenset[int]
+
+    @property
+    def first(self) -> int:
+        return min(self.printing)
+
+    @property
+    def last(self) -> int:
+        return max(self.printing)
 
     def prints(self, n: int) -> bool:
         """Whether the n-th release read prints the wording (a release in a gap between intervals does not)."""
-        return self.first <= n <= self.last and (self.printing is None or n in self.printing)
+        return n in self.printing
 
     def position(self, release: str) -> int:
         """Where a release lies among those read (-1 when it is not one of them)."""
@@ -137,8 +143,7 @@ def hull(bounds: AtlasBounds, package: str, keys: Sequence[str]) -> Hull | None:
     ]
     if not spans:
         return None
-    printing = frozenset(n for a, b in spans for n in range(a, b + 1))
-    return Hull(canonicalize_name(package), read, min(a for a, _ in spans), max(b for _, b in spans), printing)
+    return Hull(canonicalize_name(package), read, frozenset(n for a, b in spans for n in range(a, b + 1)))
 
 
 def disagreement(specifier: str, found: Hull) -> str | None:

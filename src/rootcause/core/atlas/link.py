@@ -22,14 +22,13 @@ import re2
 
 from rootcause.core.atlas.bounds import template_key
 from rootcause.core.atlas.generic import PLACEHOLDER
-from rootcause.core.atlas.locate import own_length
+from rootcause.core.atlas.locate import named_exception, own_length, raises_another_class
 
 MIN_HELD = 16  # literal characters a match must hold
 MIN_SHARE = 0.7  # ... and this share of the wording's own characters
 WHOLE_SLACK = 3  # a match holding all but this many characters of a template's own text holds all of it
 MAX_TEXT = 2000  # characters of a text searched
 _TRAILING = " \t'\"`.,;:!?)]}>\n"
-_CLASS = re.compile(r"(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Warning|Exit|Interrupt|Missing)")
 _EXCEPTION_HEAD = re.compile(
     r"^(?:[A-Za-z_][\w]*\.)*[A-Za-z_]\w*(?:Error|Exception|Warning|Exit|Interrupt|Missing)\s*:\s*"
 )
@@ -45,6 +44,7 @@ class Candidate:
     message: str
     releases: tuple[tuple[str, str], ...]
     where: str = ""  # the line at the newest release's tag (URL), else `package==release:module`
+    kind: str = ""  # raise, warning, log, native
     exception: str = ""  # the class a raise names (`ValueError`, `torch.distributed.DistBackendError`), else ""
 
 
@@ -60,7 +60,7 @@ def candidate(row: Sequence, releases: Sequence[tuple[str, str]]) -> Candidate:
     package, kind, exception, pattern, literal, message, module, url = row
     where = url or (f"{package}=={releases[-1][1]}:{module}" if releases else module)
     key = template_key(package, kind, exception, pattern)
-    return Candidate(key, literal, pattern, message, tuple(releases), where, exception or "")
+    return Candidate(key, literal, pattern, message, tuple(releases), where, kind, exception or "")
 
 
 class PackageTemplates:
@@ -94,14 +94,14 @@ class PackageTemplates:
         text = text.rstrip().removesuffix("...").removesuffix("…")
         head = _EXCEPTION_HEAD.match(text)
         start = head.end() if head else 0
-        named = _class_name(head.group(0)) if head else ""
+        named, _ = named_exception(text)
         own = own_length(text[start:])
         out: list[Link] = []
         for literal, group in self._by_literal.items():
             if literal not in text:
                 continue
             for c in group:
-                if named and _CLASS.fullmatch(c.exception) and _class_name(c.exception) != named:
+                if raises_another_class(c.kind, c.exception, named):
                     continue  # the same text raised as another class: another generation's message
                 rx = self._regex(c.pattern)
                 m = rx.search(text) if rx else None
@@ -113,12 +113,6 @@ class PackageTemplates:
                 if spans and whole and held >= max(MIN_HELD, MIN_SHARE * own):
                     out.append(Link(c.key, held, c))
         return out
-
-
-def _class_name(text: str) -> str:
-    """The class an exception head or a raise names, without its module (``torch.distributed.DistBackendError:`` and
-    ``DistBackendError`` are one class)."""
-    return text.rstrip(": \t").rsplit(".", 1)[-1]
 
 
 def _bare(text: str) -> str:

@@ -68,6 +68,26 @@ Row = tuple[str, str, str, int, str, str, str, str, str, str, str, tuple[tuple[s
 
 _EXCEPTION_HEAD = re.compile(r"^(?:[A-Za-z_][\w]*\.)*([A-Za-z_]\w*(?:Error|Exception|Warning|Exit|Interrupt))\s*:")
 _ALIASES = {"EnvironmentError": "OSError", "IOError": "OSError", "WindowsError": "OSError"}
+
+
+def named_exception(text: str) -> tuple[str | None, int]:
+    """The exception class a line starts with, without its module and as its alias's class (``IOError`` is
+    ``OSError``), and where its head ends; (None, 0) when the line names none."""
+    head = _EXCEPTION_HEAD.match(text)
+    if head is None:
+        return None, 0
+    return _ALIASES.get(head.group(1), head.group(1)), head.end()
+
+
+def raises_another_class(kind: str, exception: str, named: str | None) -> bool:
+    """Whether a template raises its text as another class than the one a line or wording names (torch raised
+    ``Default process group has not been initialized`` as a RuntimeError up to 2.1, a ValueError from 2.2)."""
+    if named is None or kind != "raise":
+        return False
+    own = exception.rsplit(".", 1)[-1]
+    return _ALIASES.get(own, own) != named
+
+
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{3,}")
 
 
@@ -258,9 +278,8 @@ class AtlasIndex:
         installed package, then one of a package whose files the input names (`mentioned`: the frames of its
         traceback), then the stack's order (`STACK_ORDER`), then the shortest."""
         text = text[:MAX_LINE_CHARS]
-        head = _EXCEPTION_HEAD.match(text)
-        named = _ALIASES.get(head.group(1), head.group(1)) if head else None
-        message = text[head.end() :].strip() if head else text.strip()
+        named, head_end = named_exception(text)
+        message = text[head_end:].strip()
         matches: list[_Match] = []
         for n in self._candidates(text, scratch):
             rx = self._regex(n)
@@ -269,8 +288,7 @@ class AtlasIndex:
             m = rx.search(text)
             if m is None:
                 continue
-            exception = self.row(n)[4].rsplit(".", 1)[-1]
-            if named and self.row(n)[5] == "raise" and _ALIASES.get(exception, exception) != named:
+            if raises_another_class(self.row(n)[5], self.row(n)[4], named):
                 continue  # the line names another exception class
             params = {k: v[:MAX_PARAM] for k, v in m.groupdict().items() if v}
             matched = (m.end() - m.start()) - sum(len(v) for v in m.groupdict().values() if v)
