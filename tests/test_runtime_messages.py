@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import pytest
+from testkit import load_script
 
 from rootcause.adapters.loading import load_index
 from rootcause.core.diagnosis import diagnose_text
@@ -71,10 +69,6 @@ def test_no_fixed_message_of_the_interpreter_is_claimed_by_wording(index) -> Non
 
 
 def test_the_generator_keeps_message_strings_only() -> None:
-    path = Path(__file__).parents[1] / "scripts" / "cpython_messages.py"
-    spec = importlib.util.spec_from_file_location("cpython_messages", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_script("scripts/cpython_messages.py", "cpython_messages")
     blob = b"\x00list index out of range\x00PyList_Append\x00short\x00Traceback header text\x00_private must not\x00"
     assert module.messages(blob) == ["list index out of range"]
