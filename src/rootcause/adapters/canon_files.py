@@ -208,6 +208,8 @@ def _drop_defaults(entry: Entry) -> dict[str, Any]:
             pattern.pop("window")
         if pattern.get("consequence") is False:
             pattern.pop("consequence")
+        if pattern.get("raised_in") == []:
+            pattern.pop("raised_in")
     return _prune(data)
 
 

@@ -251,6 +251,7 @@ def diagnose_sources(
     # pick one of the entries the cut left open
     cut_lines: set[tuple[str, int]] = set()
     open_lines: set[tuple[str, int]] = set()  # the last line of a paste with no final line break: maybe cut
+    elsewhere: set[tuple[str, int]] = set()  # a Python library's message raised outside its entries' callers
     detected: Environment = {}
     inputs: list[InputSummary] = []
     truncated = 0
@@ -305,6 +306,7 @@ def diagnose_sources(
             group.last = (where, len(group.hits) if len(group.hits) < 64 else -1)
             if len(group.hits) < 64:
                 group.hits.append((source.name, hit))
+        elsewhere.update((source.name, n) for n in result.raised_elsewhere)
         for line_no, raw, clean, rank in result.errorish:
             if result.open_end and line_no == result.lines:
                 open_lines.add((source.name, line_no))
@@ -319,6 +321,8 @@ def diagnose_sources(
     for order, source_name, line_no, raw, clean, rank in lexical_lines:
         if (source_name, line_no) in pattern_lines or is_boilerplate(clean):
             continue  # a frame line or a traceback header says nothing about the cause
+        if (source_name, line_no) in elsewhere:
+            continue  # its traceback shows another program raised it (core/matching/frames.py)
         if is_cpython_fixed_message(clean):
             continue  # the interpreter's own message (`list index out of range`): no library's message reworded
         if (source_name, line_no) in cut_lines:

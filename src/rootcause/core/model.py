@@ -17,6 +17,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    StringConstraints,
     field_validator,
     model_validator,
 )
@@ -127,6 +128,14 @@ class Pattern(_Strict):
         default=False,
         description="the line is what the entry's failure causes later (a missing operator after an extension "
         "failed to load), not the failure itself: a finding from such lines only is shown as a consequence",
+    )
+    raised_in: list[Annotated[str, StringConstraints(min_length=3, max_length=100, pattern=r"^[^\\\n]+$")]] = Field(
+        default_factory=list,
+        max_length=12,
+        description="for a message that a Python library prints for any program (pickle's, the OS's): module paths "
+        "(`torch/serialization.py`, `multiprocessing/`, forward slashes) one of which a traceback shown above the "
+        "line must pass through for the pattern to claim it; a line with no traceback frames above it is claimed "
+        "as before (docs/ranking.md)",
     )
 
     @field_validator("regex")

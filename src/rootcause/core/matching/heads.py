@@ -388,12 +388,13 @@ def scan_tail(regex: str) -> str:
     return regex
 
 
-def derive_heads(entries: list[Entry]) -> list[tuple[str, str, bool, str]]:
-    """(entry id, truncated pattern, whether it is a consequence pattern, its stable head) for every single-line
-    pattern that has one, unless another entry derives the same."""
+def derive_heads(entries: list[Entry]) -> list[tuple[str, str, bool, str, str]]:
+    """(entry id, truncated pattern, whether it is a consequence pattern, its stable head, the pattern it is cut from)
+    for every single-line pattern that has one, unless another entry derives the same."""
     skeletons = Skeletons([(e.id, skeleton(p.regex)) for e in entries if not e.catch_all for p in e.patterns])
     owners: dict[str, set[tuple[str, bool]]] = {}
     heads: dict[str, str] = {}
+    cut_from: dict[str, str] = {}
     for entry in entries:
         if entry.catch_all:
             continue
@@ -403,6 +404,7 @@ def derive_heads(entries: list[Entry]) -> list[tuple[str, str, bool, str]]:
             found = cut_form(p.regex, shared) if p.window == 1 else None
             if found is not None:
                 heads[found[1]] = found[0]
+                cut_from[found[1]] = p.regex
                 owners.setdefault(found[1], set()).add((entry.id, p.consequence))
     unique = [(cut, next(iter(found))) for cut, found in sorted(owners.items()) if len({e for e, _ in found}) == 1]
-    return [(entry_id, cut, consequence, heads[cut]) for cut, (entry_id, consequence) in unique]
+    return [(entry_id, cut, consequence, heads[cut], cut_from[cut]) for cut, (entry_id, consequence) in unique]

@@ -78,6 +78,9 @@ class CompiledPattern:
     consequence: bool = False  # a line the entry's failure causes later, not the failure itself
     truncated: bool = False  # derived: the pattern cut after its stable head (core/matching/heads.py)
     head: str = ""  # a truncated pattern's stable head (a regex): every match starts with one of it
+    raised_in: tuple[
+        str, ...
+    ] = ()  # the modules a traceback above the line must pass through (core/matching/frames.py)
 
 
 DerivedPatterns = tuple[list[CompiledPattern], int]  # every pattern, and how many of them the scan looks for
@@ -163,14 +166,19 @@ class CompiledIndex:
             for p in entry.patterns:
                 names = tuple(group_names(p.regex))
                 specificity = literal_length(p.regex)
-                patterns.append(CompiledPattern(entry.id, p.regex, p.window, names, specificity, p.consequence))
+                raised = tuple(p.raised_in)
+                patterns.append(
+                    CompiledPattern(entry.id, p.regex, p.window, names, specificity, p.consequence, raised_in=raised)
+                )
         # a message's stable head on its own (a paste cut short): core/matching/heads.py. These come last and stay
         # out of the hyperscan database and the window sets: only small inputs (pastes) are tried against them,
         # line by line, after the scan (SourceScanner.finish), so a big log's scan halts no more often.
         n_scanned = len(patterns)
-        for entry_id, regex, consequence, head in derive_heads(list(self.entries.values())):
+        raised_in = {(e.id, p.regex): tuple(p.raised_in) for e in self.entries.values() for p in e.patterns}
+        for entry_id, regex, consequence, head, source in derive_heads(list(self.entries.values())):
             names = tuple(group_names(regex))
-            cut = CompiledPattern(entry_id, regex, 1, names, MIN_HEAD, consequence, truncated=True, head=head)
+            raised = raised_in[entry_id, source]
+            cut = CompiledPattern(entry_id, regex, 1, names, MIN_HEAD, consequence, True, head, raised)
             patterns.append(cut)
         return patterns, n_scanned
 

@@ -153,6 +153,7 @@ class SourceScanner(ConfirmedHits, ErrorishLines, WrapRepair):
         if self._small is not None:
             self._repair_wrapped(self._small)
             self._match_truncated(self._small)
+            self._drop_raised_elsewhere(self._small)
         self.result.errorish = self._errorish_lines()
         self.index.give_back_scratch(self._scratch)
         self._scratch = None  # another scan may take it now; a scanner fed after finishing confirms with RE2 sets

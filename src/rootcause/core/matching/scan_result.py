@@ -30,3 +30,5 @@ class ScanResult:
     env: Environment = field(default_factory=dict)
     truncated_hits: int = 0
     open_end: bool = False  # a small input whose last line has no line break: a paste that may be cut there
+    # lines whose message the paste's traceback shows was raised outside its pattern's `raised_in` (matching/frames.py)
+    raised_elsewhere: set[int] = field(default_factory=set)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
+from rootcause.core.matching.frames import raised_elsewhere
 from rootcause.core.matching.index import CompiledIndex
 from rootcause.core.matching.scan_result import MAX_LINE, Hit, ScanResult
 from rootcause.core.normalize import CleanLine, json_escaped, strip_framing
@@ -82,6 +83,22 @@ class WrapRepair:
                     continue  # cut before the words that tell two entries apart: it names neither
             for p, params in hits:
                 self.result.hits.append(Hit(p, n, n, line[:2000], clean.text[:2000], params, clean.rank))
+
+    def _drop_raised_elsewhere(self, lines: list[str]) -> None:
+        """A hit of a pattern scoped to its callers' modules (``raised_in``) on a line whose traceback, shown above
+        it, passes through none of them is dropped, and its line noted, so that the lexical stage does not claim
+        it either: the message is a Python library's own, raised by another program (core/matching/frames.py)."""
+        patterns = self.index.patterns
+        if not any(patterns[hit.pattern].raised_in for hit in self.result.hits):
+            return
+        kept: list[Hit] = []
+        for hit in self.result.hits:
+            modules = patterns[hit.pattern].raised_in
+            if modules and raised_elsewhere(lines, hit.first_line, modules):
+                self.result.raised_elsewhere.add(hit.line)
+            else:
+                kept.append(hit)
+        self.result.hits = kept
 
     def _may_be_cut(self, lines: list[str], numbers: list[int]) -> set[int]:
         """Of the given line numbers, those a truncated pattern may match, from one literal scan of them all (the
