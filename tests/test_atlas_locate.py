@@ -259,6 +259,13 @@ def test_templates_logged_at_info_level_take_no_part() -> None:
             "attempted relative import with no known parent package",
             "10.29.253.123: ImportError: attempted relative import with no known parent package",
         ),
+        # SGLang's ServerArgs copies argparse's message; kohya-ss/sd-scripts#790's own parser printed it
+        (
+            "SystemExit",
+            "error: unrecognized arguments: {' '.join(remaining)}",
+            r"error: unrecognized arguments: (?P<p0>.{0,200}?)",
+            "sdxl_train_network.py: error: unrecognized arguments: the white queen --save_model_as=safetensors",
+        ),
         # bitsandbytes' `Function not implemented: {func_name}` is the C library's ENOSYS text after a name
         (
             "RuntimeError",

@@ -77,6 +77,15 @@ BUILTIN_PHRASES = (
     "attempted relative import beyond top-level package",
     "from partially initialized module",
     "(most likely due to a circular import)",
+    # argparse's own messages (Lib/argparse.py, printed as `{prog}: error: {message}` by any script's parser), which
+    # SGLang's ServerArgs copies (`error: unrecognized arguments: ...`): kohya-ss/sd-scripts#790's own parser was
+    # located to it
+    "unrecognized arguments",
+    "the following arguments are required",
+    "invalid choice",
+    "expected one argument",
+    "ambiguous option",
+    "not allowed with argument",
     # deprecation wording that many packages print word for word around their own names (vLLM's
     # `{name} is deprecated and will be removed in {version}. {replacement}` located transformers'
     # `tokenizer` deprecation): the names are the placeholders, so the template says nothing of its own

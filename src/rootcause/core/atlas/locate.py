@@ -41,7 +41,7 @@ try:  # hyperscan ships x86-64 wheels only
 except ImportError:  # pragma: no cover - exercised on other architectures
     hyperscan = None  # type: ignore[assignment]
 
-LAYOUT = "atlas-index 7"  # bump when the payload below (or which templates take part) changes
+LAYOUT = "atlas-index 8"  # bump when the payload below (or which templates take part) changes
 MIN_LITERAL = 12  # a template whose longest literal run is shorter names nothing specific
 MIN_MATCHED = 24  # literal characters a match must hold, unless they make most of the line's message
 MIN_SHARE = 0.6  # ... the share of the message (the line after its exception class) that is enough then
