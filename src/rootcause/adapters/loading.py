@@ -88,6 +88,7 @@ DERIVING_MODULES = (
     "rootcause.core.matching.re2_sets",
     "rootcause.core.matching.large_prefilter",
     "rootcause.core.matching.prefilter_db",
+    "rootcause.core.normalize",  # the lexical stage's tokens and the parameterisation of its documents
 )
 
 

@@ -219,8 +219,18 @@ STOPWORDS = frozenset(
 )
 
 
+# torch's sentence after a TORCH_CHECK that has no message of its own (c10/util/Exception.h): any such check prints
+# it, so its words say nothing of the cause (dinov2#160's xformers check was claimed for a flash-attn entry whose
+# example carried it)
+_TORCH_CHECK_SUFFIX = re2.compile(
+    r"\(?\s*Could this error message be improved\?\s*If so, please report an enhancement request to PyTorch\.?\s*\)?"
+)
+
+
 def tokens(text: str) -> list[str]:
-    """Lower-case word tokens of a parameterised text, for the lexical stage."""
+    """Lower-case word tokens of a parameterised text, for the lexical stage (torch's generic suffix left out)."""
+    if "message be improved" in text:
+        text = _TORCH_CHECK_SUFFIX.sub(" ", text)
     out: list[str] = []
     for tok in _TOKEN_RE.findall(parameterise(text)):
         low = tok.lower()
