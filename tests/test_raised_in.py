@@ -11,7 +11,7 @@ from pydantic import ValidationError
 
 from rootcause.adapters.loading import load_index
 from rootcause.core.diagnosis import diagnose_text
-from rootcause.core.matching.frames import MAX_TRACEBACK_LINES, raised_elsewhere, traceback_frames
+from rootcause.core.matching.frames import MAX_CHECKED_HITS, MAX_TRACEBACK_LINES, raised_elsewhere, traceback_frames
 from rootcause.core.model import Pattern
 
 REAL = Path(__file__).parent / "fixtures" / "real"
@@ -129,3 +129,19 @@ def test_raised_in_names_modules_with_forward_slashes() -> None:
     assert Pattern(regex="x", raised_in=["/torch/serialization.py"]).raised_in == ["/torch/serialization.py"]
     with pytest.raises(ValidationError):
         Pattern(regex="x", raised_in=["\\torch\\serialization.py"])
+
+
+def test_the_checks_per_input_are_bounded(index, monkeypatch: pytest.MonkeyPatch) -> None:
+    from rootcause.core.matching import scan_wrap
+
+    calls: list[int] = []
+
+    def counting(lines: list[str], n: int, modules: tuple[str, ...]) -> bool:  # the real check, counted
+        calls.append(n)
+        return raised_elsewhere(lines, n, modules)
+
+    monkeypatch.setattr(scan_wrap, "raised_elsewhere", counting)
+    paste = "\n".join(["  EOFError: Ran out of input"] * 5000)  # every line a hit, each above an indented run
+    ids = _ids(paste, index)
+    assert 0 < len(calls) <= MAX_CHECKED_HITS
+    assert ids[:1] == ["pytorch/load-ran-out-of-input"]  # the unchecked hits are kept as matched

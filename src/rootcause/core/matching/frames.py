@@ -9,7 +9,7 @@ user the wrong way: the pattern does not claim the line (docs/ranking.md, "Where
 raised"). A line with no frames above it, a bare line or a log's, is claimed as before.
 
 Only small inputs (pastes) are checked, after their scan, with all their lines at hand; the work per hit is bounded
-(``MAX_TRACEBACK_LINES`` lines read upwards).
+(``MAX_TRACEBACK_LINES`` lines read upwards, for at most ``MAX_CHECKED_HITS`` hits per input).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from rootcause.core.matching.scan_result import MAX_LINE
 from rootcause.core.normalize import strip_framing
 
 MAX_TRACEBACK_LINES = 400  # lines read upwards from a hit for the frames of its traceback (bounds the work)
+MAX_CHECKED_HITS = 200  # hits of `raised_in` patterns checked per input; later ones are kept as matched
 _FRAME = re.compile(r'\s*File "(?P<path>[^"\n]{1,2000})", line \d+')
 _CARETS = re.compile(r"\s*[\^~]+\s*$")  # Python 3.11+'s markers under a frame's source line
 

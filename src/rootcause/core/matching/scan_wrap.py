@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from rootcause.core.matching.frames import raised_elsewhere
+from rootcause.core.matching.frames import MAX_CHECKED_HITS, raised_elsewhere
 from rootcause.core.matching.index import CompiledIndex
 from rootcause.core.matching.scan_result import MAX_LINE, Hit, ScanResult
 from rootcause.core.normalize import CleanLine, json_escaped, strip_framing
@@ -92,12 +92,15 @@ class WrapRepair:
         if not any(patterns[hit.pattern].raised_in for hit in self.result.hits):
             return
         kept: list[Hit] = []
+        checks = 0
         for hit in self.result.hits:
             modules = patterns[hit.pattern].raised_in
-            if modules and raised_elsewhere(lines, hit.first_line, modules):
-                self.result.raised_elsewhere.add(hit.line)
-            else:
-                kept.append(hit)
+            if modules and checks < MAX_CHECKED_HITS:  # bounded: a hostile paste repeats the message
+                checks += 1
+                if raised_elsewhere(lines, hit.first_line, modules):
+                    self.result.raised_elsewhere.add(hit.line)
+                    continue
+            kept.append(hit)
         self.result.hits = kept
 
     def _may_be_cut(self, lines: list[str], numbers: list[int]) -> set[int]:
