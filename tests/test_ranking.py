@@ -331,6 +331,22 @@ def test_a_wrapper_beside_an_error_line_no_entry_explains_is_no_known_error(wrap
     assert not d.matched and cause in (d.abstain_reason or "")
 
 
+def test_a_wrapper_and_a_notice_beside_an_error_line_no_entry_explains_is_no_known_error() -> None:
+    # a compiler check's warning (a notice: the build may go on), then the build step's own error and pip's summary
+    # (PromtEngineer/localGPT#251's shape): neither the notice nor the wrapper names the error the build died of
+    check = make_entry("t/check", r"Error checking compiler version for (?P<compiler>[^\s:]+)", "x", role="notice")
+    lines = (
+        "UserWarning: Error checking compiler version for cl: [WinError 2] The system cannot find the file specified\n"
+        "      error: [WinError 2] The system cannot find the file specified\n"
+        "  ERROR: Failed building wheel for auto-gptq\n"
+    )
+    d = diagnose_text(lines, index_of(WHEEL, check))
+    assert sorted(f.id for f in d.findings) == ["t/check", "t/wheel"], "both are still shown"
+    assert not d.matched and "WinError 2" in (d.abstain_reason or "")
+    assert diagnose_text(lines.replace("      error: [WinError 2] The system cannot find the file specified\n", ""),
+                         index_of(WHEEL, check)).matched  # fmt: skip
+
+
 @pytest.mark.parametrize(
     "lines",
     [

@@ -154,6 +154,13 @@ def _all_in_roles(findings: Sequence[object], roles: Iterable[str]) -> bool:
     return bool(findings) and all(getattr(f, "role", "cause") in allowed for f in findings)
 
 
+def _wrapped_only(findings: Sequence[object]) -> bool:
+    """Whether every finding is a wrapper or a notice, and one is a wrapper: neither kind names the error inside."""
+    return _all_in_roles(findings, NOT_AN_ANSWER_BESIDE_AN_EXCEPTION) and any(
+        getattr(f, "role", "cause") == "wrapper" for f in findings
+    )
+
+
 def wraps_an_unknown_error(
     findings: Sequence[object], catch_alls: Sequence[_HasHits], explained: set[tuple[str, int]]
 ) -> str | None:
@@ -244,14 +251,15 @@ def wrapper_beside_an_unexplained_error(
     findings: Sequence[object], unexplained_lines: Iterable[str], inner_errors: Sequence[str] = ()
 ) -> str | None:
     """When every finding is a wrapper (pip's failed wheel build, a failed ninja or setup.py build, Ray's task error)
-    and the input shows an error line that no finding explains (``functor.h:203:37: error: static assertion
+    or a notice beside one (a notice alone is `notices_beside_a_crash`'s) and the input shows an error line that no
+    finding explains (``functor.h:203:37: error: static assertion
     failed``, ``ZeroDivisionError: division by zero`` without a traceback, pip's ``ERROR: Could not find a version
     ...``, argparse's ``worker.py: error: ...``), the wrapped step died of that error, which no entry knows: the
     wrapper is no answer. Gives the line, or None. (Only the lines the scan found error-looking are read: an
     ``OSError``/``IOError`` line is not one of them.) ``inner_errors``: the unexplained lines a wrapper's own line
     says hold the inner error's message without its class (the line after a lazy module's ``(look up to see its
     traceback):``, such as ``'_OpNamespace' object has no attribute 'lift_fresh'``), each a cause whatever its shape."""
-    if not _all_in_roles(findings, ("wrapper",)):
+    if not _wrapped_only(findings):
         return None
     found = next((line.strip()[:200] for line in unexplained_lines if _cause_beside_a_wrapper(line)), None)
     return found or next((line.strip()[:200] for line in inner_errors if line.strip()), None)
@@ -263,7 +271,7 @@ def inner_error_lines(
     """The unexplained lines (input, line number, cleaned text) right after a wrapper's line that ends where the
     inner error's message starts on the next line (INNER_ERROR_NEXT, a lazy module's); none unless every finding is
     a wrapper, the only case `wrapper_beside_an_unexplained_error` reads them."""
-    if not _all_in_roles(findings, ("wrapper",)):
+    if not _wrapped_only(findings):
         return []
     after = {
         (src, hit.line + 1) for g in groups for src, hit in g.hits if hit.clean.rstrip().endswith(INNER_ERROR_NEXT)
