@@ -184,3 +184,18 @@ def test_lint_inside_a_checkout_checks_the_checkouts_canon(tmp_path: Path) -> No
     assert result.returncode != 0
     assert "broken-entry.yaml" in result.stdout
     assert str(canon.parent) in result.stderr
+
+
+def test_python_dash_m_rootcause_is_the_same_command_with_the_same_exit_codes() -> None:
+    def run(stdin: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "rootcause", "diagnose", "-"],
+            input=stdin,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+
+    known = run("RuntimeError: mat1 and mat2 shapes cannot be multiplied (3x4 and 5x6)\n")
+    assert known.returncode == 0 and "pytorch/tensor-matmul-shape-mismatch" in known.stdout
+    assert run("hello world\n").returncode == 1  # no known error matched
