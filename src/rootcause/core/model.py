@@ -133,7 +133,7 @@ class Pattern(_Strict):
         default_factory=list,
         max_length=12,
         description="for a message that a Python library prints for any program (pickle's, the OS's): module paths "
-        "(`torch/serialization.py`, `multiprocessing/`, forward slashes) one of which a traceback shown above the "
+        "(`/torch/serialization.py`, `/multiprocessing/`, forward slashes) one of which a traceback shown above the "
         "line must pass through for the pattern to claim it; a line with no traceback frames above it is claimed "
         "as before (docs/ranking.md)",
     )

@@ -270,7 +270,7 @@ def inner_error_lines(
 ) -> list[str]:
     """The unexplained lines (input, line number, cleaned text) right after a wrapper's line that ends where the
     inner error's message starts on the next line (INNER_ERROR_NEXT, a lazy module's); none unless every finding is
-    a wrapper, the only case `wrapper_beside_an_unexplained_error` reads them."""
+    a wrapper or a notice beside one, the only case `wrapper_beside_an_unexplained_error` reads them."""
     if not _wrapped_only(findings):
         return []
     after = {

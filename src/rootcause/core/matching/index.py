@@ -78,9 +78,8 @@ class CompiledPattern:
     consequence: bool = False  # a line the entry's failure causes later, not the failure itself
     truncated: bool = False  # derived: the pattern cut after its stable head (core/matching/heads.py)
     head: str = ""  # a truncated pattern's stable head (a regex): every match starts with one of it
-    raised_in: tuple[
-        str, ...
-    ] = ()  # the modules a traceback above the line must pass through (core/matching/frames.py)
+    # the modules a traceback shown above the line must pass through for it to be claimed (core/matching/frames.py)
+    raised_in: tuple[str, ...] = ()
 
 
 DerivedPatterns = tuple[list[CompiledPattern], int]  # every pattern, and how many of them the scan looks for
