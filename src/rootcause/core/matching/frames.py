@@ -22,7 +22,8 @@ from rootcause.core.normalize import strip_framing
 
 MAX_TRACEBACK_LINES = 400  # lines read upwards from a hit for the frames of its traceback (bounds the work)
 MAX_CHECKED_HITS = 200  # hits of `raised_in` patterns checked per input; later ones are kept as matched
-_FRAME = re.compile(r'\s*File "(?P<path>[^"\n]{1,2000})", line \d+')
+# a Python traceback's frame line (its source line follows, indented deeper); scan_wrap reads the same lines
+FRAME_LINE = re.compile(r'^(?P<indent>\s*)File "(?P<path>[^"\n]*)", line \d+')
 _CARETS = re.compile(r"\s*[\^~]+\s*$")  # Python 3.11+'s markers under a frame's source line
 
 
@@ -35,7 +36,7 @@ def traceback_frames(lines: Sequence[str], n: int) -> list[str]:
     stop = max(-1, i - MAX_TRACEBACK_LINES)
     while i > stop:
         text = strip_framing(lines[i][:MAX_LINE]).text
-        frame = _FRAME.match(text)
+        frame = FRAME_LINE.match(text)
         if frame is not None:
             paths.append(frame.group("path").replace("\\", "/"))
         elif not (_CARETS.match(text) or (text[:1] in (" ", "\t") and text.strip())):

@@ -6,10 +6,9 @@ A mixin of ``scan.SourceScanner``, whose state it reads; it runs once per input,
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING, Any
 
-from rootcause.core.matching.frames import MAX_CHECKED_HITS, raised_elsewhere
+from rootcause.core.matching.frames import FRAME_LINE, MAX_CHECKED_HITS, raised_elsewhere
 from rootcause.core.matching.index import CompiledIndex
 from rootcause.core.matching.scan_result import MAX_LINE, Hit, ScanResult
 from rootcause.core.normalize import CleanLine, json_escaped, strip_framing
@@ -17,8 +16,6 @@ from rootcause.core.normalize import CleanLine, json_escaped, strip_framing
 WRAP_WIDTHS = frozenset({80, 100, 120, 132, 150, 160, 200, 240})  # terminals cut mid-word at these
 HAND_WRAP = (60, 120)  # users and mail clients break between words at about these widths
 MAX_WRAPPED = 6  # the most lines of one wrapped message that are rejoined
-# a Python traceback's frame line; the line after it, indented deeper, is the frame's source code, never a message
-_FRAME_LINE = re.compile(r'^(\s*)File "[^"\n]*", line \d+')
 
 
 def _frame_source_line(lines: list[str], n: int) -> bool:
@@ -27,12 +24,12 @@ def _frame_source_line(lines: list[str], n: int) -> bool:
     shares with one."""
     if n < 2:
         return False
-    frame = _FRAME_LINE.match(strip_framing(lines[n - 2][:MAX_LINE]).text)
+    frame = FRAME_LINE.match(strip_framing(lines[n - 2][:MAX_LINE]).text)
     if frame is None:
         return False
     code = strip_framing(lines[n - 1][:MAX_LINE]).text
     indent = len(code) - len(code.lstrip())
-    return bool(code.strip()) and indent > len(frame.group(1))
+    return bool(code.strip()) and indent > len(frame.group("indent"))
 
 
 class WrapRepair:
